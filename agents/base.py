@@ -1,0 +1,33 @@
+"""The agent interface: one async method from (observation, pending decision) to an answer.
+
+Every kind of seat (bots, LLMs, humans) implements it; the referee's driver calls it and never
+looks inside. An agent may also offer ``decide_sync`` when it needs no I/O: the driver then skips
+the event loop round trip, which is what lets bot games run hundreds per second.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from arena.actions import Answer, DecisionRequest
+from arena.observation import Observation
+
+
+@runtime_checkable
+class Agent(Protocol):
+    #: The spec this agent was built from, e.g. ``bot:heuristic`` or ``openai:gpt-4o-mini``.
+    spec: str
+
+    async def decide(self, observation: Observation, request: DecisionRequest) -> Answer: ...
+
+
+class SyncAgent:
+    """Base for agents that decide without I/O: ``decide`` wraps ``decide_sync``."""
+
+    spec = "sync"
+
+    def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
+        raise NotImplementedError
+
+    async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
+        return self.decide_sync(observation, request)

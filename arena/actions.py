@@ -1,0 +1,196 @@
+"""What the referee asks for: a decision request with its legal set, and the validation of answers.
+
+An answer is a plain JSON value whose type the legal set fixes (a seat or ``None``, a boolean, a
+list of seats, a text, ...). ``LegalSet.check`` is the one place where an answer is judged: it
+returns the normalised value or raises :class:`IllegalAnswer` with a message an agent can act on.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class IllegalAnswer(ValueError):
+    """The answer cannot be parsed or is not allowed now. The message says why."""
+
+
+def _as_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("+").isdigit():
+        return int(value.strip())
+    return None
+
+
+class _Legal(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ChooseSeat(_Legal):
+    """One seat from ``options``, or ``None`` when ``allow_none`` (abstain, empty knife, no shot...)."""
+
+    type: Literal["seat"] = "seat"
+    options: tuple[int, ...]
+    allow_none: bool = True
+
+    def check(self, value: Any) -> int | None:
+        if value is None:
+            if self.allow_none:
+                return None
+            raise IllegalAnswer(f"a seat is required; choose one of {list(self.options)}")
+        seat = _as_int(value)
+        if seat is None:
+            raise IllegalAnswer(f"expected a seat number{' or null' if self.allow_none else ''}, got {value!r}")
+        if seat not in self.options:
+            raise IllegalAnswer(f"seat {seat} is not a legal choice; legal: {list(self.options)}"
+                                + (" or null" if self.allow_none else ""))
+        return seat
+
+
+class ChooseBool(_Legal):
+    type: Literal["bool"] = "bool"
+
+    def check(self, value: Any) -> bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in {"true", "yes", "y", "1"}:
+            return True
+        if isinstance(value, str) and value.strip().lower() in {"false", "no", "n", "0"}:
+            return False
+        raise IllegalAnswer(f"expected true or false, got {value!r}")
+
+
+class ChooseSeats(_Legal):
+    """Several distinct seats from ``options``: exactly ``min_count``..``max_count`` of them."""
+
+    type: Literal["seats"] = "seats"
+    options: tuple[int, ...]
+    min_count: int
+    max_count: int
+    allow_none: bool = False
+
+    def check(self, value: Any) -> list[int] | None:
+        if value is None or value == []:
+            if self.allow_none:
+                return None
+            raise IllegalAnswer(f"choose {self._count()} seats from {list(self.options)}")
+        if not isinstance(value, (list, tuple)):
+            raise IllegalAnswer(f"expected a list of seats, got {value!r}")
+        seats = [_as_int(v) for v in value]
+        if any(s is None for s in seats):
+            raise IllegalAnswer(f"expected seat numbers, got {value!r}")
+        if len(set(seats)) != len(seats):
+            raise IllegalAnswer(f"seats must be distinct, got {value!r}")
+        bad = [s for s in seats if s not in self.options]
+        if bad:
+            raise IllegalAnswer(f"seat(s) {bad} not allowed; legal: {list(self.options)}")
+        if not self.min_count <= len(seats) <= self.max_count:
+            raise IllegalAnswer(f"choose {self._count()} seats, got {len(seats)}")
+        return sorted(seats)  # type: ignore[arg-type]
+
+    def _count(self) -> str:
+        return str(self.min_count) if self.min_count == self.max_count else f"{self.min_count} to {self.max_count}"
+
+
+class ChooseOption(_Legal):
+    """One of a few named options (the thief's center card index, a direction...)."""
+
+    type: Literal["option"] = "option"
+    options: tuple[Any, ...]
+
+    def check(self, value: Any) -> Any:
+        for option in self.options:
+            if value == option and type(value) is type(option):
+                return option
+        as_int = _as_int(value)
+        if as_int is not None and as_int in self.options:
+            return as_int
+        raise IllegalAnswer(f"{value!r} is not one of {list(self.options)}")
+
+
+class SpeechOrderChoice(_Legal):
+    """R62 ``sheriff_chooses``: the first speaker (a neighbour of the sheriff or of a dead player) and a direction."""
+
+    type: Literal["speech_order"] = "speech_order"
+    starts: tuple[int, ...]
+    directions: tuple[str, ...] = ("ascending", "descending")
+
+    def check(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise IllegalAnswer(f"expected {{'start': seat, 'direction': 'ascending'|'descending'}}, got {value!r}")
+        start = _as_int(value.get("start"))
+        direction = value.get("direction")
+        if start not in self.starts:
+            raise IllegalAnswer(f"start {value.get('start')!r} not allowed; legal: {list(self.starts)}")
+        if direction not in self.directions:
+            raise IllegalAnswer(f"direction must be one of {list(self.directions)}")
+        return {"start": start, "direction": direction}
+
+
+class Speak(_Legal):
+    """Free text; a time limit, where the rules give one, is passed on as length guidance (R64)."""
+
+    type: Literal["text"] = "text"
+    max_chars: int = 2000
+    seconds: int | None = None
+
+    def check(self, value: Any) -> str:
+        if value is None:
+            raise IllegalAnswer("a speech is required (say \"pass\" to say nothing)")
+        if not isinstance(value, str):
+            raise IllegalAnswer(f"a speech must be text, got {type(value).__name__}")
+        text = value.strip()
+        if not text:
+            raise IllegalAnswer("the speech is empty (say \"pass\" to say nothing)")
+        return text[: self.max_chars]
+
+
+LegalSet = Annotated[
+    Union[ChooseSeat, ChooseBool, ChooseSeats, ChooseOption, SpeechOrderChoice, Speak],
+    Field(discriminator="type"),
+]
+
+
+class DecisionRequest(BaseModel):
+    """What the referee waits for from one seat.
+
+    ``phase`` is the phase a scenario script keys the answer by (for death skills, the phase of the
+    death: R2, CONFORMANCE.md); ``asked_in`` is the phase in which the question is put.
+    ``context`` holds facts this seat is entitled to that matter for this question.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: int
+    seat: int
+    kind: str
+    phase: str
+    asked_in: str
+    legal: LegalSet
+    default: Any = None
+    context: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.phase}.{self.kind}"
+
+    def check(self, value: Any) -> Any:
+        return self.legal.check(value)
+
+
+class Answer(BaseModel):
+    """An agent's reply to a decision: the action value plus optional private material."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    value: Any = None
+    reasoning: str | None = None
+    notes: str | None = None
+    beliefs: dict[int, float] | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)

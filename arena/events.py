@@ -1,0 +1,315 @@
+"""The event union. Every event carries who may see it; a seat's view is a filter of the log.
+
+Events are the canonical record of what happened. The referee (``arena.engine``) is their only
+writer; ``arena.state`` folds them into the game state; ``arena.observation`` filters them per seat.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from arena.types import Cause, Role, Winner
+
+
+class Visibility(BaseModel):
+    """Who may see an event: everybody, the listed seats (``team`` names why), or the referee only."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    to: Literal["all", "seats", "referee"]
+    seats: tuple[int, ...] = ()
+    team: str | None = None
+
+    def allows(self, seat: int) -> bool:
+        if self.to == "all":
+            return True
+        if self.to == "seats":
+            return seat in self.seats
+        return False
+
+
+PUBLIC = Visibility(to="all")
+REFEREE = Visibility(to="referee")
+
+
+def only(*seats: int, team: str | None = None) -> Visibility:
+    return Visibility(to="seats", seats=tuple(sorted(set(seats))), team=team)
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    phase: str
+    visibility: Visibility = PUBLIC
+
+
+class GameStarted(_Event):
+    type: Literal["game_started"] = "game_started"
+    players: int
+    preset: str
+    role_counts: dict[str, int]
+
+
+class RoleAssigned(_Event):
+    """A seat learns its own card (R10); also used when the thief takes a new card."""
+
+    type: Literal["role_assigned"] = "role_assigned"
+    seat: int
+    role: Role
+
+
+class CenterCards(_Event):
+    type: Literal["center_cards"] = "center_cards"
+    cards: list[Role]
+
+
+class WolfTeam(_Event):
+    """The wolves open their eyes on N1 and recognise each other (R106)."""
+
+    type: Literal["wolf_team"] = "wolf_team"
+    wolves: list[int]
+
+
+class PhaseStarted(_Event):
+    type: Literal["phase_started"] = "phase_started"
+
+
+class NightStep(_Event):
+    """The referee calls a night step, whether or not its holder can act (R21): leaks nothing."""
+
+    type: Literal["night_step"] = "night_step"
+    step: str
+
+
+class GuardProtected(_Event):
+    type: Literal["guard_protected"] = "guard_protected"
+    seat: int
+    target: int | None
+    effective: bool = True
+
+
+class WolfKnifeVote(_Event):
+    type: Literal["wolf_knife_vote"] = "wolf_knife_vote"
+    seat: int
+    target: int | None
+
+
+class WolfKnife(_Event):
+    """The consensus result of the wolves' knife (R24): ``None`` is an empty knife."""
+
+    type: Literal["wolf_knife"] = "wolf_knife"
+    target: int | None
+
+
+class WitchTold(_Event):
+    type: Literal["witch_told"] = "witch_told"
+    seat: int
+    victim: int | None
+
+
+class WitchSaved(_Event):
+    type: Literal["witch_saved"] = "witch_saved"
+    seat: int
+    target: int
+
+
+class WitchPoisoned(_Event):
+    type: Literal["witch_poisoned"] = "witch_poisoned"
+    seat: int
+    target: int
+
+
+class SeerResult(_Event):
+    type: Literal["seer_result"] = "seer_result"
+    seat: int
+    target: int
+    result: str  # "wolf" / "good", or the card under seer_result=exact_role; "none" when disabled
+
+
+class HunterStatus(_Event):
+    type: Literal["hunter_status"] = "hunter_status"
+    seat: int
+    can_shoot: bool
+
+
+class PlayerDied(_Event):
+    """A death as the referee records it; never public (causes are not announced, OQ2)."""
+
+    type: Literal["player_died"] = "player_died"
+    seat: int
+    cause: Cause
+    causes: list[Cause]
+    batch: int
+
+
+class DeathsAnnounced(_Event):
+    """What the table is told: who is out (an empty list is a peaceful night)."""
+
+    type: Literal["deaths_announced"] = "deaths_announced"
+    seats: list[int]
+    death_phase: str
+
+
+class RoleRevealed(_Event):
+    type: Literal["role_revealed"] = "role_revealed"
+    seat: int
+    role: Role
+    reason: str
+
+
+class SheriffCandidates(_Event):
+    type: Literal["sheriff_candidates"] = "sheriff_candidates"
+    seats: list[int]
+
+
+class SheriffWithdrew(_Event):
+    type: Literal["sheriff_withdrew"] = "sheriff_withdrew"
+    seat: int
+
+
+class BallotCast(_Event):
+    type: Literal["ballot_cast"] = "ballot_cast"
+    ballot: Literal["sheriff", "sheriff_pk", "exile", "pk"]
+    round: int = 1
+    voter: int
+    target: int | None
+    weight: float
+
+
+class VoteResult(_Event):
+    type: Literal["vote_result"] = "vote_result"
+    ballot: Literal["sheriff", "sheriff_pk", "exile", "pk"]
+    round: int = 1
+    tally: dict[int, float]
+    top: list[int]
+    voters: list[int]
+
+
+class SheriffElected(_Event):
+    type: Literal["sheriff_elected"] = "sheriff_elected"
+    seat: int | None
+    reason: str
+
+
+class BadgeMoved(_Event):
+    """The badge changes hands or leaves the game: ``passed``, ``torn`` or ``lost`` (R92-R94)."""
+
+    type: Literal["badge_moved"] = "badge_moved"
+    action: Literal["passed", "torn", "lost"]
+    from_seat: int | None
+    to_seat: int | None
+
+
+class SpeechOrder(_Event):
+    type: Literal["speech_order"] = "speech_order"
+    order: list[int]
+    context: str
+
+
+class Speech(_Event):
+    type: Literal["speech"] = "speech"
+    seat: int
+    kind: Literal["campaign", "campaign_pk", "discussion", "pk", "last_words"]
+    text: str
+
+
+class SelfDestructed(_Event):
+    type: Literal["self_destructed"] = "self_destructed"
+    seat: int
+    during: Literal["election", "day"]
+
+
+class IdiotRevealed(_Event):
+    type: Literal["idiot_revealed"] = "idiot_revealed"
+    seat: int
+
+
+class HunterShot(_Event):
+    type: Literal["hunter_shot"] = "hunter_shot"
+    seat: int
+    target: int
+
+
+class PkPlatform(_Event):
+    type: Literal["pk_platform"] = "pk_platform"
+    ballot: Literal["sheriff", "exile"]
+    seats: list[int]
+    stage: int = 1
+
+
+class ExileResult(_Event):
+    type: Literal["exile_result"] = "exile_result"
+    seat: int | None
+    reason: str
+
+
+class AnswerRefused(_Event):
+    """The seat's answer was not legal; the documented default was used (R9). Only the seat sees it."""
+
+    type: Literal["answer_refused"] = "answer_refused"
+    seat: int
+    decision_id: int
+    kind: str
+    error: str
+    used: object = None
+
+
+class Thought(_Event):
+    """A seat's private reasoning, notes and beliefs at a decision. Only that seat ever sees it."""
+
+    type: Literal["thought"] = "thought"
+    seat: int
+    decision_id: int
+    reasoning: str | None = None
+    notes: str | None = None
+    beliefs: dict[int, float] | None = None
+
+
+class GameEnded(_Event):
+    type: Literal["game_ended"] = "game_ended"
+    winner: Winner
+    reason: str
+
+
+Event = Annotated[
+    Union[
+        GameStarted,
+        RoleAssigned,
+        CenterCards,
+        WolfTeam,
+        PhaseStarted,
+        NightStep,
+        GuardProtected,
+        WolfKnifeVote,
+        WolfKnife,
+        WitchTold,
+        WitchSaved,
+        WitchPoisoned,
+        SeerResult,
+        HunterStatus,
+        PlayerDied,
+        DeathsAnnounced,
+        RoleRevealed,
+        SheriffCandidates,
+        SheriffWithdrew,
+        BallotCast,
+        VoteResult,
+        SheriffElected,
+        BadgeMoved,
+        SpeechOrder,
+        Speech,
+        SelfDestructed,
+        IdiotRevealed,
+        HunterShot,
+        PkPlatform,
+        ExileResult,
+        AnswerRefused,
+        Thought,
+        GameEnded,
+    ],
+    Field(discriminator="type"),
+]
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

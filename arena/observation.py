@@ -1,0 +1,94 @@
+"""A seat's view of the game: the events its visibility allows, and nothing else.
+
+``visible_events`` is the only filter; everything an agent is shown (its prompt, a human's screen,
+a bot's memory) is derived from an :class:`Observation`. ``SeatView`` folds the visible events into
+the facts a player at the table would keep in mind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from arena.events import Event
+
+
+def visible_events(log: Iterable[Event], seat: int) -> list[Event]:
+    return [e for e in log if e.visibility.allows(seat)]
+
+
+@dataclass
+class Observation:
+    """What one seat is shown at a decision.
+
+    ``events`` is the seat's whole visible history in order; ``new_from`` is the index of the first
+    event the seat has not been shown at an earlier decision (for incremental memory).
+    """
+
+    seat: int
+    players: int
+    preset: str
+    switches: dict[str, Any]
+    events: Sequence[Event]
+    new_from: int = 0
+    lang: str = "en"
+
+    @property
+    def new_events(self) -> Sequence[Event]:
+        return self.events[self.new_from :]
+
+    def view(self) -> "SeatView":
+        return SeatView.from_events(self.seat, self.players, self.events)
+
+
+@dataclass
+class SeatView:
+    """Facts a seat can know, folded from its visible events only."""
+
+    seat: int
+    players: int
+    role: str | None = None
+    phase: str = "N1"
+    alive: set[int] = field(default_factory=set)
+    wolves: list[int] = field(default_factory=list)
+    sheriff: int | None = None
+    seer_results: dict[int, str] = field(default_factory=dict)
+    revealed: dict[int, str] = field(default_factory=dict)
+    idiot_revealed: set[int] = field(default_factory=set)
+    speeches: list[tuple[str, int, str, str]] = field(default_factory=list)
+    ballots: list[tuple[str, str, int, int | None]] = field(default_factory=list)
+    dead: list[int] = field(default_factory=list)
+
+    @classmethod
+    def from_events(cls, seat: int, players: int, events: Iterable[Event]) -> "SeatView":
+        view = cls(seat=seat, players=players, alive=set(range(1, players + 1)))
+        for event in events:
+            view.apply(event)
+        return view
+
+    def apply(self, e: Event) -> None:
+        t = e.type
+        if t == "phase_started":
+            self.phase = e.phase
+        elif t == "role_assigned" and e.seat == self.seat:
+            self.role = e.role.value
+        elif t == "wolf_team":
+            self.wolves = list(e.wolves)
+        elif t == "deaths_announced":
+            for s in e.seats:
+                self.alive.discard(s)
+                self.dead.append(s)
+        elif t == "sheriff_elected":
+            self.sheriff = e.seat
+        elif t == "badge_moved":
+            self.sheriff = e.to_seat if e.action == "passed" else None
+        elif t == "seer_result":
+            self.seer_results[e.target] = e.result
+        elif t == "role_revealed":
+            self.revealed[e.seat] = e.role.value
+        elif t == "idiot_revealed":
+            self.idiot_revealed.add(e.seat)
+        elif t == "speech":
+            self.speeches.append((e.phase, e.seat, e.kind, e.text))
+        elif t == "ballot_cast":
+            self.ballots.append((e.phase, e.ballot, e.voter, e.target))

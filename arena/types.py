@@ -1,0 +1,134 @@
+"""Vocabulary shared by the whole engine: roles, camps, death causes, phases, decision kinds.
+
+Seats are plain integers 1..N. Display names come from templates in ``prompts/``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Role(StrEnum):
+    VILLAGER = "villager"
+    WEREWOLF = "werewolf"
+    SEER = "seer"
+    WITCH = "witch"
+    HUNTER = "hunter"
+    GUARD = "guard"
+    ELDER = "elder"
+    IDIOT = "idiot"
+    CUPID = "cupid"
+    THIEF = "thief"
+    LITTLE_GIRL = "little_girl"
+    SCAPEGOAT = "scapegoat"
+    TRAVELER = "traveler"
+    MAID = "maid"
+    WHITE_WOLF_KING = "white_wolf_king"
+    BLACK_WOLF_KING = "black_wolf_king"
+    WAR_WOLF = "war_wolf"
+    BIG_WOLF_BROTHER = "big_wolf_brother"
+    LITTLE_WOLF_BROTHER = "little_wolf_brother"
+    WILD_WOLF = "wild_wolf"
+    FIRE_WOLF = "fire_wolf"
+
+
+WOLF_CARDS = frozenset(
+    {
+        Role.WEREWOLF,
+        Role.WHITE_WOLF_KING,
+        Role.BLACK_WOLF_KING,
+        Role.WAR_WOLF,
+        Role.BIG_WOLF_BROTHER,
+        Role.LITTLE_WOLF_BROTHER,
+        Role.WILD_WOLF,
+        Role.FIRE_WOLF,
+    }
+)
+
+
+def is_wolf_card(role: Role | str) -> bool:
+    return role in WOLF_CARDS
+
+
+class Camp(StrEnum):
+    VILLAGE = "village"
+    WOLVES = "wolves"
+    LOVERS = "lovers"
+
+
+class Winner(StrEnum):
+    VILLAGE = "village"
+    WOLVES = "wolves"
+    LOVERS = "lovers"
+    DRAW = "draw"
+
+
+class Cause(StrEnum):
+    """Death causes of R7, in the precedence order used to pick the recorded cause (OQ3)."""
+
+    WOLF = "wolf"
+    WOLF_BROTHER = "wolf_brother"
+    WILD_WOLF = "wild_wolf"
+    LITTLE_GIRL = "little_girl"
+    HUNTING_GUN = "hunting_gun"
+    POISON = "poison"
+    SHOT = "shot"
+    WHITE_WOLF_KING = "white_wolf_king"
+    EXILE = "exile"
+    SELF_DESTRUCT = "self_destruct"
+    SCAPEGOAT = "scapegoat"
+    LOVER = "lover"
+    SKILL_LOSS = "skill_loss"
+    REFEREE = "referee"
+
+
+CAUSE_PRECEDENCE = list(Cause)
+
+
+def primary_cause(causes: set[Cause] | list[Cause]) -> Cause:
+    """The recorded cause when several lethal effects hit one player in a batch (R7, OQ3)."""
+    return min(causes, key=CAUSE_PRECEDENCE.index)
+
+
+class Kind(StrEnum):
+    """Decision kinds, named as in the conformance format (CONFORMANCE.md, RULES.md R9)."""
+
+    THIEF_PICK = "thief_pick"
+    CUPID_LINK = "cupid_link"
+    GUARD = "guard"
+    WOLF_KILL = "wolf_kill"
+    WITCH_SAVE = "witch_save"
+    WITCH_POISON = "witch_poison"
+    SEER_CHECK = "seer_check"
+    SHERIFF_RUN = "sheriff_run"
+    SHERIFF_WITHDRAW = "sheriff_withdraw"
+    SHERIFF_VOTE = "sheriff_vote"
+    SHERIFF_PK_VOTE = "sheriff_pk_vote"
+    SELF_DESTRUCT_ELECTION = "self_destruct_election"
+    SELF_DESTRUCT = "self_destruct"
+    VOTE = "vote"
+    PK_VOTE = "pk_vote"
+    HUNTER_SHOOT = "hunter_shoot"
+    BADGE = "badge"
+    SPEECH = "speech"
+    LAST_WORDS = "last_words"
+    IDIOT_REVEAL = "idiot_reveal"
+    SPEECH_ORDER_PICK = "speech_order_pick"
+
+
+def phase_name(is_night: bool, number: int) -> str:
+    """`N3` or `D3` (R2)."""
+    return f"{'N' if is_night else 'D'}{number}"
+
+
+def parse_phase(phase: str) -> tuple[bool, int]:
+    """Inverse of :func:`phase_name`; raises ValueError on anything else."""
+    if len(phase) < 2 or phase[0] not in "ND" or not phase[1:].isdigit() or int(phase[1:]) < 1:
+        raise ValueError(f"not a phase: {phase!r} (expected N<k> or D<k>, k >= 1)")
+    return phase[0] == "N", int(phase[1:])
+
+
+def phase_order(phase: str) -> int:
+    """A sortable index: N1 < D1 < N2 < D2 ..."""
+    night, k = parse_phase(phase)
+    return 2 * k - (1 if night else 0)
