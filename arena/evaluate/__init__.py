@@ -1,0 +1,1 @@
+"""Metrics and ratings computed from transcripts only (ARCHITECTURE principle 12)."""

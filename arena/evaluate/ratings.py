@@ -1,0 +1,436 @@
+"""Ratings of roster entries from finished games.
+
+Role-aware team Bradley-Terry (the primary rating)
+--------------------------------------------------
+For game g on board b with the village winning (y_g = 1), the wolves winning (y_g = 0) or a draw
+(y_g = 1/2)::
+
+    logit P(y_g = 1) = beta[b] + sum_{good seats i} theta[a_i, r_i] - sum_{wolf seats j} theta[a_j, r_j]
+    theta[a, r]      = skill[a] + delta[a, r]
+
+``beta[b]`` is the board's side balance; ``skill[a]`` is the agent's pooled skill (the leaderboard
+number) and ``delta[a, r]`` its role-specific adjustment, so a role an agent seldom played is shrunk
+towards its overall skill instead of being estimated from a handful of games. Both sides' skills
+enter with a sign, so "skill" means "helps its own side win" whatever the side.
+
+The fit is penalised maximum likelihood (a Gaussian prior, i.e. an L2 penalty): weak on
+``skill`` and ``beta`` and firmer on ``delta``. Without it the model is not identifiable (adding a
+constant to every skill is absorbed by ``beta`` on a board with unequal sides and undetermined on
+one with equal sides) and a perfectly separated agent would run off to infinity. What the data
+identify are differences: between agents' skills, and between agents within one role (a board
+deals exactly one seer per game, so a shift common to every seer is the board term's). Read the
+role table down a role's column, not across roles. Units are logits:
+a skill gap of 0.1 per seat across 4 seats moves P(win) by about 10 points near 50%.
+
+Confidence intervals come from a nonparametric bootstrap over whole games (the unit that is
+actually independent), drawn from a seeded ``numpy.random.Generator``. Games are put in a
+canonical order first, so the output does not depend on the order they were given in.
+
+OpenSkill (second rating)
+-------------------------
+``openskill``'s Plackett-Luce model, updated game by game in the canonical order (it is incremental
+by nature; the canonical order keeps it reproducible). The teams are the good seats and the wolf
+seats; an agent holding several seats gets the mean of its seats' updates.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+from scipy.optimize import minimize
+
+try:  # BLAS threads only add overhead on these small matrices (and fight with concurrent games).
+    from threadpoolctl import threadpool_limits
+except ImportError:  # pragma: no cover - optional
+    threadpool_limits = None
+
+from arena.evaluate.records import GameRecord
+from arena.evaluate.stats import Interval, games_to_separate, make_rng, percentile_interval, proportion, ranks_with_ties
+
+
+class RatingConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: L2 penalties (prior precisions): 1/variance of the Gaussian prior on each parameter group.
+    prior_skill: float = Field(0.1, gt=0)
+    prior_role: float = Field(1.0, gt=0)
+    prior_board: float = Field(1e-4, gt=0)  # nearly free: the intercept is identified by the data
+    n_resamples: int = Field(1000, ge=0)
+    seed: int = 0
+    level: float = Field(0.95, gt=0, lt=1)
+
+
+class AgentRating(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str
+    skill: Interval
+    rank: int
+    games: int
+    seats: int
+
+
+class RoleSkill(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str
+    role: str
+    skill: Interval
+    seats: int
+
+
+class BoardTerm(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    board: str
+    beta: Interval
+    p_good_at_zero_skill: float
+    games: int
+
+
+class PowerLine(BaseModel):
+    """How many games would separate the closest adjacent pair on the leaderboard."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    higher: str
+    lower: str
+    gap: float
+    se: float = Field(description="sum of the two bootstrap standard errors")
+    games_now: int
+    games_needed: int | None
+    separated: bool
+
+
+class BTRatings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    agents: list[AgentRating]
+    roles: list[RoleSkill]
+    boards: list[BoardTerm]
+    games_used: int
+    games_skipped: int = Field(description="games with no village/wolves/draw outcome (abandoned, lovers...)")
+    n_resamples: int
+    seed: int
+    level: float
+    power: PowerLine | None = None
+    converged: bool = True
+
+
+@dataclass
+class _Design:
+    """The games as a dense design matrix; columns are [boards | skills | (agent, role) deltas]."""
+
+    boards: list[str]
+    agents: list[str]
+    pairs: list[tuple[str, str]]
+    x: np.ndarray  # (distinct rows, params)
+    y: np.ndarray  # (distinct rows,)
+    group: np.ndarray  # (games,): the distinct row each game maps to
+    penalty: np.ndarray  # (params,)
+    games: list[GameRecord]
+
+    def row_weights(self, game_weights: np.ndarray) -> np.ndarray:
+        return np.bincount(self.group, weights=game_weights, minlength=len(self.y))
+
+    @property
+    def n_boards(self) -> int:
+        return len(self.boards)
+
+    @property
+    def n_agents(self) -> int:
+        return len(self.agents)
+
+
+def canonical_games(games: Sequence[GameRecord]) -> list[GameRecord]:
+    return sorted(games, key=GameRecord.sort_key)
+
+
+def _design(games: Sequence[GameRecord], cfg: RatingConfig) -> tuple[_Design, int]:
+    ordered = canonical_games(games)
+    usable = [g for g in ordered if g.good_won is not None]
+    skipped = len(ordered) - len(usable)
+    boards = sorted({g.board for g in usable})
+    agents = sorted({s.agent for g in usable for s in g.seats})
+    pairs = sorted({(s.agent, s.role) for g in usable for s in g.seats})
+    b_ix = {b: i for i, b in enumerate(boards)}
+    a_ix = {a: len(boards) + i for i, a in enumerate(agents)}
+    p_ix = {p: len(boards) + len(agents) + i for i, p in enumerate(pairs)}
+    n_params = len(boards) + len(agents) + len(pairs)
+    x = np.zeros((len(usable), n_params))
+    y = np.zeros(len(usable))
+    for row, game in enumerate(usable):
+        x[row, b_ix[game.board]] = 1.0
+        for seat in game.seats:
+            sign = 1.0 if seat.side == "good" else -1.0
+            x[row, a_ix[seat.agent]] += sign
+            x[row, p_ix[(seat.agent, seat.role)]] += sign
+        y[row] = game.good_won  # type: ignore[assignment]
+    penalty = np.concatenate(
+        [
+            np.full(len(boards), cfg.prior_board),
+            np.full(len(agents), cfg.prior_skill),
+            np.full(len(pairs), cfg.prior_role),
+        ]
+    )
+    # Games with the same design row and outcome are interchangeable in the likelihood: fit on the
+    # distinct rows with counts as weights (a two-agent roster on a 12-seat board has a few hundred).
+    if len(usable):
+        distinct, group = np.unique(np.column_stack([x, y]), axis=0, return_inverse=True)
+        x, y, group = distinct[:, :-1], distinct[:, -1], group.reshape(-1)
+    else:
+        group = np.zeros(0, dtype=np.int64)
+    return _Design(boards, agents, pairs, x, y, group, penalty, usable), skipped
+
+
+def _fit(design: _Design, weights: np.ndarray, start: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
+    """Penalised weighted logistic likelihood, minimised with an exact-Hessian trust region."""
+    x, y, lam = design.x, design.y, design.penalty
+
+    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        eta = x @ theta
+        # log(1 + e^eta) - y*eta, computed stably.
+        nll = np.sum(weights * (np.logaddexp(0.0, eta) - y * eta)) + 0.5 * np.sum(lam * theta * theta)
+        p = 1.0 / (1.0 + np.exp(-eta))
+        grad = x.T @ (weights * (p - y)) + lam * theta
+        return float(nll), grad
+
+    def hessian(theta: np.ndarray) -> np.ndarray:
+        eta = x @ theta
+        p = 1.0 / (1.0 + np.exp(-eta))
+        w = weights * p * (1.0 - p)
+        return (x.T * w) @ x + np.diag(lam)
+
+    theta0 = np.zeros(x.shape[1]) if start is None else start.copy()
+    res = minimize(objective, theta0, jac=True, hess=hessian, method="trust-exact", options={"gtol": 1e-6})
+    # Judge convergence by the gradient relative to the sample size (the likelihood is a sum over
+    # games, so an absolute tolerance is stricter the more games there are).
+    _, grad = objective(res.x)
+    return res.x, bool(np.max(np.abs(grad)) <= 1e-5 * max(1.0, float(weights.sum())))
+
+
+def _role_matrix(design: _Design) -> np.ndarray:
+    """Maps the parameter vector to theta[a, r] = skill[a] + delta[a, r] for every observed pair."""
+    n = design.x.shape[1]
+    m = np.zeros((len(design.pairs), n))
+    a_ix = {a: design.n_boards + i for i, a in enumerate(design.agents)}
+    for i, (agent, _) in enumerate(design.pairs):
+        m[i, a_ix[agent]] = 1.0
+        m[i, design.n_boards + design.n_agents + i] = 1.0
+    return m
+
+
+def _bootstrap_resample_weights(n: int, rng: np.random.Generator) -> np.ndarray:
+    """How many times each game is drawn in one resample of n games with replacement."""
+    return np.bincount(rng.integers(0, n, size=n), minlength=n).astype(float)
+
+
+def bradley_terry(games: Sequence[GameRecord], cfg: RatingConfig | None = None) -> BTRatings:
+    """Fit the role-aware team BT model and bootstrap it over games."""
+    cfg = cfg or RatingConfig()
+    design, skipped = _design(games, cfg)
+    n_games = len(design.games)
+    if n_games == 0:
+        return BTRatings(agents=[], roles=[], boards=[], games_used=0, games_skipped=skipped,
+                         n_resamples=0, seed=cfg.seed, level=cfg.level)
+    limiter = threadpool_limits(limits=1, user_api="blas") if threadpool_limits else None
+    try:
+        theta, converged = _fit(design, design.row_weights(np.ones(n_games)))
+        rng = make_rng(cfg.seed)
+        samples = np.empty((cfg.n_resamples, len(theta)))
+        for b in range(cfg.n_resamples):
+            # Warm start from the full-data fit: same optimum, a few Newton steps instead of many.
+            weights = design.row_weights(_bootstrap_resample_weights(n_games, rng))
+            samples[b], ok = _fit(design, weights, start=theta)
+            converged = converged and ok
+    finally:
+        if limiter is not None:
+            limiter.restore_original_limits()
+    role_map = _role_matrix(design)
+    nb = design.n_boards
+
+    def interval(point: float, column: np.ndarray) -> Interval:
+        if len(column) == 0:
+            return Interval(estimate=float(point), low=float("nan"), high=float("nan"))
+        low, high = percentile_interval(column, cfg.level)
+        return Interval(estimate=float(point), low=float(low), high=float(high))
+
+    # Exposure counts, for the n columns of the report.
+    agent_games: dict[str, int] = defaultdict(int)
+    agent_seats: dict[str, int] = defaultdict(int)
+    pair_seats: dict[tuple[str, str], int] = defaultdict(int)
+    board_games: dict[str, int] = defaultdict(int)
+    for game in design.games:
+        board_games[game.board] += 1
+        for agent in {s.agent for s in game.seats}:
+            agent_games[agent] += 1
+        for seat in game.seats:
+            agent_seats[seat.agent] += 1
+            pair_seats[(seat.agent, seat.role)] += 1
+
+    skill_iv = {a: interval(theta[nb + i], samples[:, nb + i]) for i, a in enumerate(design.agents)}
+    ranks = ranks_with_ties(skill_iv)
+    agents = sorted(
+        (AgentRating(agent=a, skill=skill_iv[a], rank=ranks[a], games=agent_games[a], seats=agent_seats[a])
+         for a in design.agents),
+        key=lambda r: (-r.skill.estimate, r.agent),
+    )
+    role_point = role_map @ theta
+    role_samples = samples @ role_map.T
+    roles = [
+        RoleSkill(agent=a, role=r, skill=interval(role_point[i], role_samples[:, i]), seats=pair_seats[(a, r)])
+        for i, (a, r) in enumerate(design.pairs)
+    ]
+    boards = [
+        BoardTerm(board=b, beta=interval(theta[i], samples[:, i]),
+                  p_good_at_zero_skill=float(1.0 / (1.0 + np.exp(-theta[i]))), games=board_games[b])
+        for i, b in enumerate(design.boards)
+    ]
+    power = _power_line(agents, design, samples, n_games)
+    return BTRatings(
+        agents=agents, roles=roles, boards=boards, games_used=n_games, games_skipped=skipped,
+        n_resamples=cfg.n_resamples, seed=cfg.seed, level=cfg.level, power=power, converged=converged,
+    )
+
+
+def _power_line(agents: list[AgentRating], design: _Design, samples: np.ndarray, n_games: int) -> PowerLine | None:
+    """The adjacent pair with the smallest gap relative to its bootstrap standard error."""
+    if len(agents) < 2 or len(samples) < 2:
+        return None
+    col = {a: design.n_boards + i for i, a in enumerate(design.agents)}
+    best: PowerLine | None = None
+    best_z = float("inf")
+    for hi, lo in zip(agents, agents[1:]):
+        # The leaderboard separates two entries when their own intervals stop overlapping, which
+        # needs the gap to exceed the sum of the two half-widths (not the half-width of the gap).
+        gap = hi.skill.estimate - lo.skill.estimate
+        se = float(np.std(samples[:, col[hi.agent]], ddof=1) + np.std(samples[:, col[lo.agent]], ddof=1))
+        z = gap / se if se > 0 else float("inf")
+        if z < best_z:
+            best_z = z
+            best = PowerLine(
+                higher=hi.agent, lower=lo.agent, gap=float(gap), se=se, games_now=n_games,
+                games_needed=games_to_separate(gap, se, n_games),
+                separated=hi.skill.low > lo.skill.high,
+            )
+    return best
+
+
+# --- OpenSkill ----------------------------------------------------------------------------------
+
+
+class OpenSkillRating(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str
+    mu: float
+    sigma: float
+    ordinal: float = Field(description="mu - 3 sigma: a conservative rating")
+    interval: Interval
+    rank: int
+    games: int
+
+
+def openskill_ratings(games: Sequence[GameRecord]) -> list[OpenSkillRating]:
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    mu: dict[str, float] = {}
+    sigma: dict[str, float] = {}
+    played: dict[str, int] = defaultdict(int)
+    for game in canonical_games(games):
+        outcome = game.good_won
+        if outcome is None:
+            continue
+        good = [s.agent for s in game.seats if s.side == "good"]
+        wolf = [s.agent for s in game.seats if s.side == "wolf"]
+        if not good or not wolf:
+            continue
+        for agent in good + wolf:
+            mu.setdefault(agent, model.mu)
+            sigma.setdefault(agent, model.sigma)
+        teams = [[model.create_rating([mu[a], sigma[a]], name=a) for a in side] for side in (good, wolf)]
+        ranks = [0, 1] if outcome == 1.0 else [1, 0] if outcome == 0.0 else [0, 0]
+        new = model.rate(teams, ranks=ranks)
+        d_mu: dict[str, list[float]] = defaultdict(list)
+        new_sigma: dict[str, list[float]] = defaultdict(list)
+        for side, team in zip((good, wolf), new):
+            for agent, rating in zip(side, team):
+                d_mu[agent].append(rating.mu - mu[agent])
+                new_sigma[agent].append(rating.sigma)
+        for agent in sorted(d_mu):
+            mu[agent] += sum(d_mu[agent]) / len(d_mu[agent])
+            sigma[agent] = sum(new_sigma[agent]) / len(new_sigma[agent])
+            played[agent] += 1
+    intervals = {a: Interval(estimate=mu[a], low=mu[a] - 1.959963984540054 * sigma[a],
+                             high=mu[a] + 1.959963984540054 * sigma[a]) for a in mu}
+    ranks = ranks_with_ties(intervals)
+    out = [
+        OpenSkillRating(agent=a, mu=mu[a], sigma=sigma[a], ordinal=mu[a] - 3 * sigma[a], interval=intervals[a],
+                        rank=ranks[a], games=played[a])
+        for a in mu
+    ]
+    return sorted(out, key=lambda r: (-r.mu, r.agent))
+
+
+# --- pairwise table -----------------------------------------------------------------------------
+
+
+class PairwiseCell(BaseModel):
+    """How often ``agent``'s side beat ``opponent``'s side when they sat on opposite sides.
+
+    Per game, each (seat of agent, seat of opponent) pair on opposite sides counts once and the
+    game's share is the fraction of those pairs agent's seat won, so every game weighs 1. Draws are
+    half a win. The interval is Wilson on (sum of per-game shares, games): approximate when games
+    mix seats.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str
+    opponent: str
+    games: int
+    wins: float
+    rate: float | None
+    low: float
+    high: float
+
+
+def pairwise_table(games: Sequence[GameRecord]) -> list[PairwiseCell]:
+    share: dict[tuple[str, str], float] = defaultdict(float)
+    count: dict[tuple[str, str], int] = defaultdict(int)
+    agents: set[str] = set()
+    for game in canonical_games(games):
+        outcome = game.good_won
+        if outcome is None:
+            continue
+        by_side: dict[str, dict[str, int]] = {"good": defaultdict(int), "wolf": defaultdict(int)}
+        for seat in game.seats:
+            by_side[seat.side][seat.agent] += 1
+            agents.add(seat.agent)
+        pair_total: dict[tuple[str, str], int] = defaultdict(int)
+        pair_won: dict[tuple[str, str], float] = defaultdict(float)
+        for side, other, won in (("good", "wolf", outcome), ("wolf", "good", 1.0 - outcome)):
+            for a, na in by_side[side].items():
+                for b, nb in by_side[other].items():
+                    if a == b:
+                        continue
+                    pair_total[(a, b)] += na * nb
+                    pair_won[(a, b)] += na * nb * won
+        for key, total in pair_total.items():
+            share[key] += pair_won[key] / total
+            count[key] += 1
+    cells = []
+    for a in sorted(agents):
+        for b in sorted(agents):
+            if a == b:
+                continue
+            n = count.get((a, b), 0)
+            k = share.get((a, b), 0.0)
+            p = proportion(min(k, n), n)
+            cells.append(PairwiseCell(agent=a, opponent=b, games=n, wins=k, rate=p.p, low=p.low, high=p.high))
+    return cells

@@ -1,0 +1,247 @@
+"""Small, dependency-light statistics used by every metric and rating.
+
+Everything random takes an explicit ``numpy.random.Generator`` (or a seed that makes one): the
+evaluator never touches global random state, so a report is reproducible from its inputs.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+#: The two-sided 95% normal quantile, written out so the result does not depend on scipy.
+Z95 = 1.959963984540054
+
+
+class Proportion(BaseModel):
+    """k successes out of n, with a Wilson score interval. ``p`` is None when n == 0."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    k: float
+    n: int
+    p: float | None
+    low: float
+    high: float
+
+    def fmt(self, digits: int = 2) -> str:
+        if self.p is None:
+            return "n=0"
+        return f"{self.p:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}] (n={self.n})"
+
+
+class Interval(BaseModel):
+    """A point estimate with a (percentile bootstrap or analytic) interval."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    estimate: float
+    low: float
+    high: float
+
+    def overlaps(self, other: "Interval") -> bool:
+        return self.low <= other.high and other.low <= self.high
+
+
+def make_rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+    """A Generator from a seed; ``None`` is refused so that nothing is silently unseeded."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None:
+        raise ValueError("an explicit seed is required (the evaluator never uses unseeded randomness)")
+    return np.random.default_rng(seed)
+
+
+# --- proportions --------------------------------------------------------------------------------
+
+
+def wilson_interval(k: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for k/n (Wilson 1927; Newcombe 1998, method 3, no continuity correction).
+
+    ``k`` may be fractional (a draw counted as half a win). n == 0 gives the vacuous [0, 1].
+    """
+    if n < 0 or k < 0 or k > n:
+        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = (z / denom) * math.sqrt(max(p * (1 - p) / n + z2 / (4 * n * n), 0.0))
+    # Clamp rounding noise: at k == 0 the exact lower bound is 0, at k == n the upper bound is 1.
+    low = 0.0 if k == 0 else max(0.0, centre - half)
+    high = 1.0 if k == n else min(1.0, centre + half)
+    return low, high
+
+
+def proportion(k: float, n: int, z: float = Z95) -> Proportion:
+    low, high = wilson_interval(k, n, z)
+    return Proportion(k=k, n=n, p=(k / n if n else None), low=low, high=high)
+
+
+# --- scoring rules and discrimination ----------------------------------------------------------
+
+
+def _rankdata(values: np.ndarray) -> np.ndarray:
+    """Average ranks (1-based), ties sharing the mean of their ranks; scipy-free and stable."""
+    order = np.argsort(values, kind="mergesort")
+    sorted_vals = values[order]
+    ranks = np.empty(len(values), dtype=float)
+    # Boundaries of runs of equal values.
+    boundaries = np.flatnonzero(np.diff(sorted_vals) != 0) + 1
+    starts = np.concatenate(([0], boundaries))
+    ends = np.concatenate((boundaries, [len(values)]))
+    for s, e in zip(starts, ends):
+        ranks[order[s:e]] = (s + 1 + e) / 2.0
+    return ranks
+
+
+def auroc(scores: Sequence[float], labels: Sequence[bool | int]) -> float | None:
+    """Area under the ROC curve = P(score of a random positive > score of a random negative).
+
+    Ties count one half (Mann-Whitney U / (n_pos * n_neg)). None when either class is empty:
+    the metric is undefined then, not 0.5.
+    """
+    s = np.asarray(scores, dtype=float)
+    y = np.asarray(labels, dtype=bool)
+    if s.shape != y.shape:
+        raise ValueError("scores and labels differ in length")
+    n_pos = int(y.sum())
+    n_neg = len(y) - n_pos
+    if n_pos == 0 or n_neg == 0:
+        return None
+    ranks = _rankdata(s)
+    u = ranks[y].sum() - n_pos * (n_pos + 1) / 2.0
+    return float(u / (n_pos * n_neg))
+
+
+def brier(probs: Sequence[float], outcomes: Sequence[bool | int]) -> float | None:
+    """Mean squared error of probabilistic forecasts; 0 is perfect, 0.25 is always saying 0.5."""
+    p = np.asarray(probs, dtype=float)
+    o = np.asarray(outcomes, dtype=float)
+    if p.shape != o.shape:
+        raise ValueError("probs and outcomes differ in length")
+    if len(p) == 0:
+        return None
+    return float(np.mean((p - o) ** 2))
+
+
+def brier_reference(outcomes: Sequence[bool | int]) -> float | None:
+    """Brier score of the best constant forecast (the base rate): what "no skill" scores."""
+    o = np.asarray(outcomes, dtype=float)
+    if len(o) == 0:
+        return None
+    base = o.mean()
+    return float(base * (1 - base))
+
+
+def chance_corrected(observed: float, chance: float) -> float | None:
+    """Cohen's-kappa-style correction: (observed - chance) / (1 - chance).
+
+    1 is perfect, 0 is what guessing at random achieves, negative is worse than chance.
+    None when chance is 1 (nothing to correct: every guess is right).
+    """
+    if chance >= 1.0:
+        return None
+    return (observed - chance) / (1.0 - chance)
+
+
+def chance_corrected_accuracy(hits: Sequence[bool | int], chance: Sequence[float]) -> float | None:
+    """Chance-corrected accuracy over trials with *different* chance rates.
+
+    Each trial i has outcome ``hits[i]`` and a chance of success ``chance[i]`` under a uniform random
+    choice (e.g. wolves alive / legal targets of a ballot). Expected accuracy is the mean chance.
+    """
+    h = np.asarray(hits, dtype=float)
+    c = np.asarray(chance, dtype=float)
+    if h.shape != c.shape:
+        raise ValueError("hits and chance differ in length")
+    if len(h) == 0:
+        return None
+    return chance_corrected(float(h.mean()), float(c.mean()))
+
+
+# --- bootstrap ----------------------------------------------------------------------------------
+
+
+def bootstrap_counts(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Resampling weights: row b says how often each of the n units is drawn in resample b.
+
+    Drawing a multinomial per resample is the same distribution as sampling n indices with
+    replacement, and lets weighted estimators reuse one design matrix.
+    """
+    if n == 0:
+        return np.zeros((n_resamples, 0), dtype=np.int64)
+    return rng.multinomial(n, np.full(n, 1.0 / n), size=n_resamples)
+
+
+def bootstrap_indices(n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Resampled unit indices, shape (n_resamples, n)."""
+    return rng.integers(0, n, size=(n_resamples, n))
+
+
+def percentile_interval(samples: np.ndarray, level: float = 0.95, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap bounds along ``axis`` (NaNs from degenerate resamples are ignored)."""
+    alpha = (1.0 - level) / 2.0
+    low = np.nanquantile(samples, alpha, axis=axis)
+    high = np.nanquantile(samples, 1.0 - alpha, axis=axis)
+    return low, high
+
+
+def bootstrap_ci(
+    units: Sequence[object],
+    statistic: Callable[[list[object]], float | None],
+    *,
+    seed: int | np.random.Generator,
+    n_resamples: int = 1000,
+    level: float = 0.95,
+) -> Interval | None:
+    """Percentile bootstrap of ``statistic`` over resampled units (games, seats...).
+
+    Resamples whose statistic is undefined (None) are dropped; None if the full-sample
+    statistic is undefined.
+    """
+    rng = make_rng(seed)
+    data = list(units)
+    estimate = statistic(data)
+    if estimate is None:
+        return None
+    idx = bootstrap_indices(len(data), n_resamples, rng)
+    values = np.array(
+        [np.nan if (v := statistic([data[i] for i in row])) is None else v for row in idx], dtype=float
+    )
+    if np.all(np.isnan(values)):
+        return Interval(estimate=float(estimate), low=float("nan"), high=float("nan"))
+    low, high = percentile_interval(values, level)
+    return Interval(estimate=float(estimate), low=float(low), high=float(high))
+
+
+# --- ranking ------------------------------------------------------------------------------------
+
+
+def ranks_with_ties(intervals: dict[str, Interval]) -> dict[str, int]:
+    """Rank = 1 + number of entries whose interval lies entirely above this one's.
+
+    Entries that cannot be told apart share a rank, so a leaderboard never claims an order the
+    data do not support. Deterministic and independent of dict order.
+    """
+    out: dict[str, int] = {}
+    for name, iv in intervals.items():
+        out[name] = 1 + sum(1 for other, ov in intervals.items() if other != name and ov.low > iv.high)
+    return out
+
+
+def games_to_separate(diff: float, se_now: float, n_now: int, z: float = Z95) -> int | None:
+    """Rough power line: games needed (in total) for a gap ``diff`` to clear a 95% interval.
+
+    Assumes the standard error shrinks like 1/sqrt(n): need z * se_now * sqrt(n_now / n) < |diff|.
+    None if there is no gap or no data.
+    """
+    if n_now <= 0 or se_now <= 0 or diff == 0 or not math.isfinite(se_now):
+        return None
+    n_needed = n_now * (z * se_now / abs(diff)) ** 2
+    return int(math.ceil(n_needed))
