@@ -1,0 +1,224 @@
+"""The referee: a pure, synchronous state machine that says what it waits for and accepts answers.
+
+    game = Game(setup)
+    while not game.over:
+        requests = game.pending()          # one or more DecisionRequests, simultaneous
+        game.submit({r.id: answer, ...})   # illegal answers are refused and replaced by r.default
+
+The game flow is written as generators (``arena.rules.*`` and the phase cycle below) that ``yield``
+batches of decision requests and receive the validated answers; nothing here does I/O, imports
+an agent or reads the clock. All randomness comes from named streams derived from the seed.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Generator, Iterable
+
+from arena.actions import DecisionRequest, IllegalAnswer
+from arena.config import RuleSet, resolve_rules
+from arena.events import (
+    AnswerRefused,
+    CenterCards,
+    Event,
+    GameEnded,
+    GameStarted,
+    PhaseStarted,
+    RoleAssigned,
+    Thought,
+    WolfTeam,
+    only,
+    REFEREE,
+)
+from arena.state import GameState, Player, apply_event
+from arena.types import Role, Winner, is_wolf_card, phase_name
+
+Flow = Generator[list[DecisionRequest], dict[int, Any], Any]
+
+
+class SetupError(ValueError):
+    """The game cannot be set up as asked (bad deal, unknown role...). The message says what."""
+
+
+class GameOver(Exception):
+    """Raised inside the flow when a result is reached; unwinds every step at once (R42)."""
+
+
+class DayEnds(Exception):
+    """Raised inside a day when a self-destruct ends it at once (R68)."""
+
+
+@dataclass
+class GameSetup:
+    """Everything that fixes a game before the first decision."""
+
+    preset: str
+    seed: int = 0
+    rules: dict[str, Any] = field(default_factory=dict)
+    deal: list[str] | None = None
+    center: list[str] | None = None
+    game_index: int = 0  # position in a series, for switches that alternate per game (R51)
+
+    def resolve(self) -> RuleSet:
+        return resolve_rules(self.preset, self.rules)
+
+
+@dataclass
+class DecisionRecord:
+    """A decision as the referee saw it: asked, answered, applied."""
+
+    request: DecisionRequest
+    answer: Any
+    value: Any
+    refused: bool
+    error: str | None
+
+
+class Game:
+    """One game of Werewolf. The only writer of its state."""
+
+    def __init__(self, setup: GameSetup, rules: RuleSet | None = None):
+        self.setup = setup
+        self.rules = rules or setup.resolve()
+        self.sw = self.rules.switches
+        self.seed = setup.seed
+        self.log: list[Event] = []
+        self.decisions: list[DecisionRecord] = []
+        self._next_request_id = 1
+        self._rngs: dict[str, random.Random] = {}
+        self._pending: list[DecisionRequest] = []
+        # Bookkeeping of the flow that is not game state (no player could observe it).
+        self.batch_counter = 0
+        self.pending_result: tuple[Winner, str] | None = None
+        self.day_silenced = False
+        self.last_words_pool = 0
+        self.election_self_destructs = 0
+        self.election_due = False
+        self.phases_without_death = 0
+        self.day_ended_early = False
+        self.state = self._deal()
+        self.listeners: list[Callable[[Event], None]] = []
+        self._flow = self._run()
+        self._advance(None)
+
+    # ---- public API ------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return self.state.winner is not None
+
+    def pending(self) -> list[DecisionRequest]:
+        return list(self._pending)
+
+    def submit(self, answers: dict[int, Any], thoughts: dict[int, dict[str, Any]] | None = None) -> None:
+        """Answer every pending request (missing ids get their default). Refusals are recorded."""
+        if self.over:
+            raise RuntimeError("the game is over")
+        values: dict[int, Any] = {}
+        for request in sorted(self._pending, key=lambda r: (r.seat, r.id)):
+            answer = answers.get(request.id, request.default)
+            try:
+                value = request.check(answer)
+                refused, error = False, None
+            except IllegalAnswer as exc:
+                value, refused, error = request.default, True, str(exc)
+            self.decisions.append(DecisionRecord(request, answer, value, refused, error))
+            thought = (thoughts or {}).get(request.id)
+            if thought and any(thought.get(k) for k in ("reasoning", "notes", "beliefs")):
+                self.emit(Thought(phase=self.state.phase, visibility=only(request.seat), seat=request.seat,
+                                  decision_id=request.id, reasoning=thought.get("reasoning"),
+                                  notes=thought.get("notes"), beliefs=thought.get("beliefs")))
+            if refused:
+                self.emit(AnswerRefused(phase=self.state.phase, visibility=only(request.seat), seat=request.seat,
+                                        decision_id=request.id, kind=request.kind, error=error or "", used=value))
+            values[request.id] = value
+        self._advance(values)
+
+    def rng(self, name: str) -> random.Random:
+        """A named random stream derived from the game's seed (ARCHITECTURE principle 10)."""
+        if name not in self._rngs:
+            self._rngs[name] = random.Random(f"{self.seed}:{name}")
+        return self._rngs[name]
+
+    # ---- used by rule modules ------------------------------------------------------------
+    def emit(self, event: Event) -> None:
+        self.log.append(event)
+        apply_event(self.state, event)
+        for listener in self.listeners:
+            listener(event)
+
+    def request(self, seat: int, kind: str, legal: Any, default: Any = None, *, phase: str | None = None,
+                context: dict[str, Any] | None = None) -> DecisionRequest:
+        req = DecisionRequest(id=self._next_request_id, seat=seat, kind=kind, phase=phase or self.state.phase,
+                              asked_in=self.state.phase, legal=legal, default=default, context=context or {})
+        self._next_request_id += 1
+        return req
+
+    def ask(self, seat: int, kind: str, legal: Any, default: Any = None, *, phase: str | None = None,
+            context: dict[str, Any] | None = None) -> Flow:
+        """Ask one seat; returns the applied value."""
+        req = self.request(seat, kind, legal, default, phase=phase, context=context)
+        answers = yield [req]
+        return answers[req.id]
+
+    def ask_all(self, requests: Iterable[DecisionRequest]) -> Flow:
+        """Ask several seats at once (simultaneous decisions, R82); returns {seat: value}."""
+        reqs = sorted(requests, key=lambda r: r.seat)
+        if not reqs:
+            return {}
+        answers = yield reqs
+        return {r.seat: answers[r.id] for r in reqs}
+
+    def end(self, winner: Winner, reason: str) -> None:
+        self.emit(GameEnded(phase=self.state.phase, winner=winner, reason=reason))
+        raise GameOver()
+
+    # ---- internals ---------------------------------------------------------------------
+    def _advance(self, values: dict[int, Any] | None) -> None:
+        try:
+            self._pending = self._flow.send(values) if values is not None else next(self._flow)
+        except StopIteration:
+            self._pending = []
+
+    def _deal(self) -> GameState:
+        from arena.rules import setup as setup_rules
+
+        seats, center = setup_rules.deal_cards(self.rules, self.setup, self.rng("deal"))
+        players = {i + 1: Player(seat=i + 1, card=card) for i, card in enumerate(seats)}
+        state = GameState(rules=self.rules, players=players, center=list(center))
+        return state
+
+    def _run(self) -> Flow:
+        from arena.rules import cycle
+
+        try:
+            self._announce_setup()
+            yield from cycle.play(self)
+        except GameOver:
+            return
+        if not self.over:  # the cycle only returns through a result; guard anyway
+            self.emit(GameEnded(phase=self.state.phase, winner=Winner.DRAW, reason="no result"))
+
+    def _announce_setup(self) -> None:
+        state = self.state
+        counts: dict[str, int] = {}
+        for card in self.rules.preset.cards:
+            counts[card.value] = counts.get(card.value, 0) + 1
+        self.emit(GameStarted(phase="N1", players=state.n, preset=self.rules.preset.id, role_counts=counts))
+        for seat, player in state.players.items():
+            self.emit(RoleAssigned(phase="N1", visibility=only(seat), seat=seat, role=player.card))
+        if state.center:
+            self.emit(CenterCards(phase="N1", visibility=REFEREE, cards=list(state.center)))
+        self.emit(PhaseStarted(phase=phase_name(True, 1)))
+
+    def announce_wolf_team(self) -> None:
+        wolves = [s for s in self.state.players if is_wolf_card(self.state.card(s))]
+        if wolves:
+            self.emit(WolfTeam(phase=self.state.phase, visibility=only(*wolves, team="wolves"), wolves=wolves))
+
+
+def new_game(preset: str, seed: int = 0, rules: dict[str, Any] | None = None, **kw: Any) -> Game:
+    return Game(GameSetup(preset=preset, seed=seed, rules=dict(rules or {}), **kw))
+
+
+__all__ = ["Game", "GameSetup", "GameOver", "DayEnds", "SetupError", "DecisionRecord", "new_game", "Role"]

@@ -1,0 +1,265 @@
+"""The driver: asks the agents what the engine waits for, submits their answers, writes the transcript.
+
+The engine (``arena.engine``) never waits on anything; this loop does. Decisions the engine asks at
+once are asked of their agents concurrently and submitted together; the engine applies them in
+seat order, so the transcript never depends on which agent answered first. An agent that raises,
+hangs past its own timeout or answers nonsense cannot stop the game: its decision gets the
+documented default and the fault is recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Sequence
+
+from arena import __version__
+from arena.actions import Answer, DecisionRequest
+from arena.engine import DecisionRecord, Game, GameSetup
+from arena.events import Event, only
+from arena.observation import Observation
+from arena.transcript import DecisionLine, EventLine, HeaderLine, ResultLine, SeatAgent, TranscriptWriter
+
+
+@dataclass
+class GameResult:
+    winner: str
+    reason: str
+    phase: str
+    game: Game
+    decisions: int
+    refused: int
+    abandoned: bool = False
+    path: str | None = None
+
+
+@dataclass
+class SeatLog:
+    """The events one seat may see, kept incrementally as the engine emits them."""
+
+    events: list[Event] = field(default_factory=list)
+    shown: int = 0
+
+
+class Table:
+    """Per-game wiring between a :class:`Game`, its agents and a transcript writer."""
+
+    def __init__(self, game: Game, agents: Sequence[Any], *, writer: TranscriptWriter | None = None,
+                 lang: str = "en", on_event: Callable[[Event], None] | None = None):
+        n = game.state.n
+        if len(agents) != n:
+            raise ValueError(f"{len(agents)} agents for {n} seats")
+        self.game = game
+        self.agents = list(agents)
+        self.writer = writer
+        self.lang = lang
+        self.on_event = on_event
+        self.seat_logs = {s: SeatLog() for s in range(1, n + 1)}
+        self._written = 0
+        self._switches = game.rules.switches.model_dump(mode="json")
+        self._records_written = 0
+        self.meta: dict[int, Answer] = {}
+        self.latency: dict[int, float] = {}
+        self.abandoned = False
+        game.listeners.append(self._route)
+        for event in game.log:  # the setup events emitted before we listened
+            self._route(event)
+
+    # ---- observation ----------------------------------------------------------------------
+    def _route(self, event: Event) -> None:
+        vis = event.visibility
+        if vis.to == "all":
+            for log in self.seat_logs.values():
+                log.events.append(event)
+        elif vis.to == "seats":
+            for seat in vis.seats:
+                log = self.seat_logs.get(seat)
+                if log is not None:
+                    log.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def observation(self, seat: int) -> Observation:
+        log = self.seat_logs[seat]
+        obs = Observation(seat=seat, players=self.game.state.n, preset=self.game.rules.preset.id,
+                          switches=self._switches, events=list(log.events), new_from=log.shown, lang=self.lang)
+        log.shown = len(log.events)
+        return obs
+
+    # ---- transcript -----------------------------------------------------------------------
+    def header(self, game_id: str, specs: Sequence[str], labels: Sequence[str | None] | None = None,
+               fork: Any = None) -> HeaderLine:
+        setup = self.game.setup
+        return HeaderLine(
+            game_id=game_id, preset=setup.preset, rules=dict(setup.rules), switches=self._switches, seed=setup.seed,
+            deal=list(setup.deal) if setup.deal is not None else None,
+            center=list(setup.center) if setup.center is not None else None,
+            agents=[SeatAgent(seat=i + 1, spec=spec, label=(labels[i] if labels else None))
+                    for i, spec in enumerate(specs)],
+            lang=self.lang, package_version=__version__, fork=fork)
+
+    def flush_events(self) -> None:
+        log = self.game.log
+        if self.writer is not None:
+            for seq in range(self._written, len(log)):
+                self.writer.write(EventLine(seq=seq, event=log[seq]))
+        self._written = len(log)
+
+    def flush_decisions(self) -> None:
+        records = self.game.decisions
+        for record in records[self._records_written:]:
+            if self.writer is not None:
+                self.writer.write(decision_line(record, self.agents[record.request.seat - 1],
+                                                self.meta.get(record.request.id), self.latency.get(record.request.id)))
+            self.meta.pop(record.request.id, None)
+            self.latency.pop(record.request.id, None)
+        self._records_written = len(records)
+
+    def result_line(self) -> ResultLine:
+        state = self.game.state
+        return ResultLine(
+            winner=(state.winner.value if state.winner else "none"), reason=state.win_reason, phase=state.phase,
+            roles={s: p.card.value for s, p in state.players.items()}, alive=state.alive_seats(),
+            decisions=len(self.game.decisions), refused=sum(1 for d in self.game.decisions if d.refused),
+            abandoned=self.abandoned)
+
+    # ---- one round of questions ----------------------------------------------------------------
+    def submit(self, answers: dict[int, Answer]) -> None:
+        values = {rid: a.value for rid, a in answers.items() if not a.meta.get("no_answer")}
+        thoughts = {rid: {"reasoning": a.reasoning, "notes": a.notes, "beliefs": a.beliefs}
+                    for rid, a in answers.items()}
+        self.meta.update(answers)
+        self.game.submit(values, thoughts)
+        self.flush_decisions()
+        self.flush_events()
+
+
+def decision_line(record: DecisionRecord, agent: Any, answer: Answer | None, latency: float | None) -> DecisionLine:
+    req = record.request
+    meta = answer.meta if answer is not None else {}
+    return DecisionLine(
+        id=req.id, seat=req.seat, kind=req.kind, phase=req.phase, asked_in=req.asked_in,
+        legal=req.legal.model_dump(mode="json"), default=req.default, answer=record.answer, value=record.value,
+        refused=record.refused, error=record.error or meta.get("error"),
+        defaulted=bool(meta.get("no_answer") or meta.get("fallback")), visibility=only(req.seat),
+        agent=getattr(agent, "spec", None), attempts=meta.get("attempts", []), prompt=meta.get("prompt"),
+        raw_reply=meta.get("raw_reply"), reasoning=answer.reasoning if answer else None,
+        notes=answer.notes if answer else None, beliefs=answer.beliefs if answer else None,
+        memory=meta.get("memory"), usage=meta.get("usage"), latency_ms=latency)
+
+
+def _fault(request: DecisionRequest, exc: BaseException) -> Answer:
+    """An agent crashed: the decision falls back to its default, and the fault is recorded."""
+    return Answer(value=request.default, meta={"no_answer": True, "error": f"agent error: {type(exc).__name__}: {exc}"})
+
+
+async def _ask(agent: Any, observation: Observation, request: DecisionRequest) -> tuple[Answer, float | None]:
+    start = time.perf_counter()
+    try:
+        answer = await agent.decide(observation, request)
+        if not isinstance(answer, Answer):
+            answer = Answer(value=answer)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # a misbehaving agent is a game fact, never a crash (brief: "never dies")
+        answer = _fault(request, exc)
+    latency = None if getattr(agent, "deterministic", False) else round((time.perf_counter() - start) * 1000, 3)
+    return answer, latency
+
+
+async def run_table(table: Table) -> None:
+    """Drive a game to its end with async agents."""
+    game = table.game
+    table.flush_events()
+    while not game.over:
+        requests = game.pending()
+        if not requests:
+            break
+        results = await asyncio.gather(*(_ask(table.agents[r.seat - 1], table.observation(r.seat), r)
+                                         for r in requests))
+        answers = {}
+        for request, (answer, latency) in zip(requests, results):
+            answers[request.id] = answer
+            if latency is not None:
+                table.latency[request.id] = latency
+        table.submit(answers)
+
+
+def run_table_sync(table: Table) -> None:
+    """The same loop without an event loop, for agents that all decide synchronously (bots)."""
+    game = table.game
+    table.flush_events()
+    while not game.over:
+        requests = game.pending()
+        if not requests:
+            break
+        answers = {}
+        for r in requests:
+            agent = table.agents[r.seat - 1]
+            try:
+                answer = agent.decide_sync(table.observation(r.seat), r)
+            except Exception as exc:
+                answer = _fault(r, exc)
+            answers[r.id] = answer
+        table.submit(answers)
+
+
+def _start(setup: GameSetup, agents: Sequence[Any], specs: Sequence[str] | None, writer: TranscriptWriter | None,
+           lang: str, game_id: str | None, labels: Sequence[str | None] | None,
+           on_event: Callable[[Event], None] | None, fork: Any = None) -> Table:
+    game = Game(setup)
+    table = Table(game, agents, writer=writer, lang=lang, on_event=on_event)
+    specs = list(specs or [getattr(a, "spec", type(a).__name__) for a in agents])
+    if writer is not None:
+        writer.write(table.header(game_id or f"{setup.preset}-{setup.seed}", specs, labels, fork))
+    return table
+
+
+def _finish(table: Table, writer: TranscriptWriter | None) -> GameResult:
+    table.flush_events()
+    if writer is not None:
+        writer.write(table.result_line())
+    state = table.game.state
+    return GameResult(winner=state.winner.value if state.winner else "none", reason=state.win_reason,
+                      phase=state.phase, game=table.game, decisions=len(table.game.decisions),
+                      refused=sum(1 for d in table.game.decisions if d.refused), abandoned=table.abandoned,
+                      path=str(writer.path) if writer is not None and writer.path else None)
+
+
+async def run_game(setup: GameSetup, agents: Sequence[Any], *, writer: TranscriptWriter | None = None,
+                   specs: Sequence[str] | None = None, lang: str = "en", game_id: str | None = None,
+                   labels: Sequence[str | None] | None = None, on_event: Callable[[Event], None] | None = None,
+                   fork: Any = None) -> GameResult:
+    """Play one game to the end with any agents and write its transcript (if a writer is given)."""
+    table = _start(setup, agents, specs, writer, lang, game_id, labels, on_event, fork)
+    try:
+        if all(hasattr(a, "decide_sync") for a in agents):
+            run_table_sync(table)
+        else:
+            await run_table(table)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        table.abandoned = True
+        table.flush_decisions()
+        table.flush_events()
+        if writer is not None:
+            writer.write(table.result_line())
+        raise
+    return _finish(table, writer)
+
+
+def play_sync(setup: GameSetup, agents: Sequence[Any], *, writer: TranscriptWriter | None = None,
+              specs: Sequence[str] | None = None, lang: str = "en", game_id: str | None = None,
+              on_event: Callable[[Event], None] | None = None) -> GameResult:
+    """The fast path for all-bot games: no event loop at all."""
+    table = _start(setup, agents, specs, writer, lang, game_id, None, on_event)
+    run_table_sync(table)
+    return _finish(table, writer)
+
+
+def play(setup: GameSetup, agents: Sequence[Any], **kw: Any) -> GameResult:
+    """Blocking convenience wrapper around :func:`run_game`."""
+    return asyncio.run(run_game(setup, agents, **kw))
+
+
+AsyncAnswer = Callable[[Observation, DecisionRequest], Awaitable[Answer]]

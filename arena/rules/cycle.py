@@ -1,0 +1,126 @@
+"""The phase cycle (R15): N1, D1, N2, D2 ... until a result, with the day's steps in order."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.actions import ChooseBool
+from arena.events import DeathsAnnounced, ExileResult, IdiotRevealed, PhaseStarted
+from arena.rules import deaths, night as night_rules, sheriff, speech, vote
+from arena.types import Cause, Kind, Role, Winner, phase_name
+
+if TYPE_CHECKING:
+    from arena.engine import Flow, Game
+
+MAX_DAYS = 60  # far beyond any real game; the draw rules end stalled games long before (R103)
+
+
+def play(game: "Game") -> "Flow":
+    game.last_words_pool = deaths.initial_pool(game)
+    game.election_due = game.sw.sheriff and game.sw.sheriff_election_time == "before_d1_announcement"
+    for k in range(1, MAX_DAYS + 1):
+        if k > 1:
+            game.emit(PhaseStarted(phase=phase_name(True, k)))
+        night = yield from night_rules.run_night(game, k)
+        game.emit(PhaseStarted(phase=phase_name(False, k)))
+        yield from dawn(game, night)
+        check_draw(game, had_death=bool(game.state.deaths_in(night.phase)))
+        yield from day(game, k)
+        check_draw(game, had_death=bool(game.state.deaths_in(phase_name(False, k))))
+    game.end(Winner.DRAW, "day limit")
+
+
+def check_draw(game: "Game", had_death: bool) -> None:
+    """R102 (a night and the adjacent day without anyone going out) and the engine's safety R103."""
+    game.phases_without_death = 0 if had_death else game.phases_without_death + 1
+    if game.sw.draw_rule == "no_elimination_night_and_day" and game.phases_without_death >= 2:
+        game.end(Winner.DRAW, "a night and a day without anyone going out")
+    if game.phases_without_death >= 6:
+        game.end(Winner.DRAW, "six phases without anyone going out")
+
+
+def dawn(game: "Game", night: "night_rules.Night") -> "Flow":
+    """R46: batch K -> check -> batch P -> check -> (election) -> announcement -> skills -> badge -> last words."""
+    batch_k, batch_p = night_rules.night_batches(night)
+    departed = deaths.process_batch(game, batch_k, night.phase)
+    deaths.finish_if_won(game, announce=[d.seat for d in departed], death_phase=night.phase)
+    departed += deaths.process_batch(game, batch_p, night.phase)
+    ordered = deaths.announcement_order(game, departed)
+    deaths.finish_if_won(game, announce=[d.seat for d in ordered], death_phase=night.phase)
+    game.day_silenced = False
+    ended_early = False
+    if game.election_due and game.state.badge == "unused":
+        ended_early = yield from run_election(game, night.alive_at_start)
+    game.emit(DeathsAnnounced(phase=game.state.phase, seats=[d.seat for d in ordered], death_phase=night.phase))
+    chain = deaths.Chain(departed=list(ordered), night_count=len(ordered))
+    try:
+        yield from deaths.consequences(game, chain)
+    except _day_ends():
+        ended_early = True
+    game.day_ended_early = ended_early
+
+
+def _day_ends():
+    from arena.engine import DayEnds
+
+    return DayEnds
+
+
+def run_election(game: "Game", participants: list[int]) -> "Flow":
+    """Hold the election; True if a self-destruct ended the day (R69)."""
+    game.election_due = False
+    try:
+        yield from sheriff.election(game, participants)
+    except _day_ends():
+        sheriff.self_destruct_in_election(game)
+        return True
+    return False
+
+
+def day(game: "Game", k: int) -> "Flow":
+    if game.day_ended_early:
+        return
+    try:
+        yield from day_programme(game, k)
+    except _day_ends():
+        return
+
+
+def day_programme(game: "Game", k: int) -> "Flow":
+    state = game.state
+    sw = game.sw
+    # R100: the decisive move by day, two players left and one holds the badge.
+    alive = state.alive_seats()
+    if sw.two_player_sheriff_win and len(alive) == 2 and state.sheriff in alive:
+        from arena.rules.victory import camp_of
+
+        game.end(Winner(camp_of(state, state.sheriff).value), "two players left: the sheriff decides")
+    rounds = sw.day1_speech_rounds if k == 1 else 1
+    for _ in range(rounds):
+        order = yield from speech.discussion_order(game)
+        yield from speech.speeches(game, order, "discussion")
+    if k == 1 and sw.sheriff and sw.sheriff_election_time == "after_d1_discussion" and state.badge == "unused":
+        yield from sheriff.election_after_discussion(game)
+    exiled = yield from vote.exile_vote(game)
+    if exiled is None:
+        game.emit(ExileResult(phase=state.phase, seat=None, reason="no exile"))
+        return
+    yield from exile(game, exiled)
+
+
+def exile(game: "Game", seat: int) -> "Flow":
+    """R90, R137: an idiot may reveal and stay; otherwise he dies, with skills, badge and last words."""
+    state = game.state
+    player = state.players[seat]
+    if player.card == Role.IDIOT and not player.idiot_revealed:
+        reveal = yield from game.ask(seat, Kind.IDIOT_REVEAL, ChooseBool(), True)
+        if reveal:
+            game.emit(IdiotRevealed(phase=state.phase, seat=seat))
+            game.emit(ExileResult(phase=state.phase, seat=seat, reason="idiot_revealed"))
+            return
+    game.emit(ExileResult(phase=state.phase, seat=seat, reason="exiled"))
+    departed = deaths.process_batch(game, [(seat, Cause.EXILE)], state.phase)
+    departed.sort(key=lambda d: (d.seat != seat, d.seat))  # the exiled first, then a lover (OQ12)
+    game.emit(DeathsAnnounced(phase=state.phase, seats=[d.seat for d in departed], death_phase=state.phase))
+    deaths.finish_if_won(game)
+    yield from deaths.consequences(game, deaths.Chain(departed=departed))

@@ -1,0 +1,231 @@
+"""Deaths and their consequences (R37-R46, R72-R80, R92-R94).
+
+A batch of simultaneous deaths is processed as R39 says: lover chain -> win check; then, if the
+game goes on, death skills (each shot a new batch) -> badge -> last words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from arena.actions import ChooseSeat, Speak
+from arena.events import BadgeMoved, DeathsAnnounced, HunterShot, PlayerDied, REFEREE, RoleRevealed, Speech
+from arena.rules.victory import check_winner, contenders
+from arena.types import Cause, Kind, Role, is_wolf_card, parse_phase, primary_cause
+
+if TYPE_CHECKING:
+    from arena.engine import Flow, Game
+    from arena.rules.night import Night
+
+# Order of causes in a `by_cause` dawn announcement (R38).
+_ANNOUNCE_CAUSE_ORDER = [Cause.WOLF, Cause.WOLF_BROTHER, Cause.WILD_WOLF, Cause.LITTLE_GIRL, Cause.HUNTING_GUN,
+                         Cause.POISON, Cause.LOVER, Cause.SKILL_LOSS]
+
+
+@dataclass
+class Departed:
+    """A death within one chain of consequences, with what decides its last words."""
+
+    seat: int
+    phase: str
+    causes: tuple[Cause, ...]
+    shooter: int | None = None  # for a shot victim: who shot
+    speaks: bool | None = None
+
+
+@dataclass
+class Chain:
+    """Everything that died from one trigger (a dawn, an exile, a self-destruct) and its shots."""
+
+    departed: list[Departed] = field(default_factory=list)
+    night_count: int = 0  # players announced at dawn before shots, for n1_all_n2_single (R74)
+
+    def seats(self) -> list[int]:
+        return [d.seat for d in self.departed]
+
+
+def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> list[Departed]:
+    """Kill a batch (R39-R42): lover chain, referee records, win check. Raises GameOver on a result."""
+    state = game.state
+    before = contenders(state)
+    causes: dict[int, list[Cause]] = {}
+    for seat, cause in hits:
+        if state.is_alive(seat):
+            causes.setdefault(seat, []).append(cause)
+    for seat in list(causes):  # R40: the other lover dies at once, in the same batch
+        partner = state.partner(seat)
+        if partner is not None and state.is_alive(partner) and partner not in causes:
+            causes[partner] = [Cause.LOVER]
+    game.batch_counter += 1
+    departed = []
+    for seat in sorted(causes):
+        cs = tuple(causes[seat])
+        game.emit(PlayerDied(phase=phase, visibility=REFEREE, seat=seat, cause=primary_cause(cs), causes=list(cs),
+                             batch=game.batch_counter))
+        departed.append(Departed(seat=seat, phase=phase, causes=cs))
+    result = check_winner(state, before) if departed else None
+    if result is not None:
+        game.pending_result = result
+    return departed
+
+
+def finish_if_won(game: "Game", announce: list[int] | None = None, death_phase: str | None = None) -> None:
+    """End the game if the last batch produced a result, announcing the deaths first."""
+    result = game.pending_result
+    if result is None:
+        return
+    if announce:
+        game.emit(DeathsAnnounced(phase=game.state.phase, seats=announce, death_phase=death_phase or game.state.phase))
+    game.end(*result)
+
+
+def announcement_order(game: "Game", departed: list[Departed]) -> list[Departed]:
+    if game.sw.dawn_announcement == "by_cause":
+        return sorted(departed, key=lambda d: (_ANNOUNCE_CAUSE_ORDER.index(primary_cause(d.causes))
+                                               if primary_cause(d.causes) in _ANNOUNCE_CAUSE_ORDER else 99, d.seat))
+    return sorted(departed, key=lambda d: d.seat)
+
+
+def knife_alone_wins(game: "Game", night: "Night") -> bool:
+    """R35 ``before_witch``: would the knife (after guard and immunities) already give a result?"""
+    target = night.knife
+    if target is None or night.guarded == target:
+        return False
+    state = game.state
+    before = contenders(state)
+    dying = {target}
+    partner = state.partner(target)
+    if partner is not None:
+        dying.add(partner)
+    for seat in dying:
+        state.players[seat].alive = False
+    try:
+        return check_winner(state, before) is not None
+    finally:  # a hypothetical check: restore exactly what was flipped
+        for seat in dying:
+            state.players[seat].alive = True
+
+
+# ---- death skills -------------------------------------------------------------------------
+
+def hunter_can_shoot(game: "Game", d: Departed) -> bool:
+    from arena.rules import hunter
+
+    return game.state.card(d.seat) == Role.HUNTER and not hunter.blocked_by(game, d.causes)
+
+
+def death_skills(game: "Game", chain: Chain, start: int = 0) -> "Flow":
+    """R43: each dead player with a usable death skill decides it, in announcement order."""
+    i = start
+    while i < len(chain.departed):
+        d = chain.departed[i]
+        i += 1
+        if not hunter_can_shoot(game, d):
+            continue
+        options = tuple(s for s in game.state.alive_seats() if s != d.seat)
+        target = yield from game.ask(d.seat, Kind.HUNTER_SHOOT, ChooseSeat(options=options), None, phase=d.phase)
+        if target is None:
+            continue
+        game.emit(RoleRevealed(phase=game.state.phase, seat=d.seat, role=Role.HUNTER, reason="hunter_shot"))
+        game.emit(HunterShot(phase=game.state.phase, seat=d.seat, target=target))
+        # The target dies at the same time as the hunter (R75): a batch in the shooter's phase.
+        shot = process_batch(game, [(target, Cause.SHOT)], d.phase)
+        for s in shot:
+            s.shooter = d.seat
+        announced = [s.seat for s in shot]
+        game.emit(DeathsAnnounced(phase=game.state.phase, seats=announced, death_phase=d.phase))
+        finish_if_won(game)
+        chain.departed.extend(shot)
+
+
+def badge_step(game: "Game", chain: Chain) -> "Flow":
+    """R44, R92-R93: a sheriff who died in the chain passes or tears the badge."""
+    sheriff = game.state.sheriff
+    if sheriff is None or game.state.is_alive(sheriff) or sheriff not in chain.seats():
+        return
+    d = next(x for x in chain.departed if x.seat == sheriff)
+    living = tuple(game.state.alive_seats())
+    must_pass = game.sw.badge_on_death == "must_pass"
+    default = living[0] if (must_pass and living) else None  # OQ31: lowest living seat
+    target = yield from game.ask(sheriff, Kind.BADGE, ChooseSeat(options=living, allow_none=not must_pass), default,
+                                 phase=d.phase)
+    if target is None:
+        game.emit(BadgeMoved(phase=game.state.phase, action="torn", from_seat=sheriff, to_seat=None))
+    else:
+        game.emit(BadgeMoved(phase=game.state.phase, action="passed", from_seat=sheriff, to_seat=target))
+
+
+# ---- last words ------------------------------------------------------------------------------
+
+def _timing_entitled(game: "Game", d: Departed, chain: Chain) -> bool:
+    """Entitlement by timing alone (R73 values other than the pools)."""
+    rule = game.sw.last_words
+    night, k = parse_phase(d.phase)
+    if rule == "none":
+        return False
+    if rule == "n1_all_n2_single":
+        if not night:
+            return True
+        return k == 1 or (k == 2 and chain.night_count == 1)
+    if rule == "n1_and_day":
+        return (night and k == 1) or not night
+    if rule == "day1_only":
+        return k == 1
+    return False
+
+
+def assign_last_words(game: "Game", chain: Chain, *, silenced: bool = False) -> None:
+    """Decide who speaks (R73-R78). Pools are consumed in announcement order by every death."""
+    sw = game.sw
+    pooled = sw.last_words in ("wolf_pool_all", "wolf_pool_kill_exile")
+    by_seat = {d.seat: d for d in chain.departed}
+    for d in chain.departed:
+        if d.speaks is not None:
+            continue
+        if pooled:
+            has_unit = game.last_words_pool > 0
+            if has_unit:
+                game.last_words_pool -= 1
+            speaks = has_unit
+            if sw.last_words == "wolf_pool_kill_exile":
+                speaks = has_unit and bool({Cause.WOLF, Cause.EXILE} & set(d.causes))
+        elif d.shooter is not None:
+            shooter = by_seat.get(d.shooter)
+            speaks = bool(shooter and shooter.speaks)
+        else:
+            speaks = _timing_entitled(game, d, chain)
+        if d.shooter is not None and sw.shot_victim_last_words == "none":
+            speaks = False
+        if Cause.LOVER in d.causes and len(d.causes) == 1 and sw.lover_suicide_last_words == "none":
+            speaks = False
+        if Cause.SELF_DESTRUCT in d.causes:  # R68: "pointing the knife" only if the switch allows it
+            speaks = sw.self_destruct_last_words and (has_unit if pooled else True)
+        if silenced and Cause.SELF_DESTRUCT not in d.causes:
+            speaks = False
+        d.speaks = speaks
+
+
+def last_words_step(game: "Game", chain: Chain) -> "Flow":
+    """R45, R72: entitled players speak in announcement order; a wolf may self-destruct first (R67)."""
+    from arena.rules import speech
+
+    for d in list(chain.departed):
+        if not d.speaks:
+            continue
+        yield from speech.offer_self_destruct(game, before_speaker=d.seat)
+        text = yield from game.ask(d.seat, Kind.LAST_WORDS, speech.speak_legal(game, d.seat), "pass")
+        game.emit(Speech(phase=game.state.phase, seat=d.seat, kind="last_words", text=text))
+
+
+def consequences(game: "Game", chain: Chain, *, silenced: bool = False) -> "Flow":
+    """Death skills -> badge -> last words for a chain (R43-R45, OQ11-OQ12)."""
+    yield from death_skills(game, chain)
+    yield from badge_step(game, chain)
+    assign_last_words(game, chain, silenced=silenced or game.day_silenced)
+    yield from last_words_step(game, chain)
+
+
+def initial_pool(game: "Game") -> int:
+    """Last-words pool size: wolf cards held by players after the thief's pick (OQ24)."""
+    return sum(1 for p in game.state.players.values() if is_wolf_card(p.card))

@@ -1,0 +1,31 @@
+"""The guard (R126-R129): one protection a night, never the same player two nights running."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.actions import ChooseSeat
+from arena.events import GuardProtected, only
+from arena.types import Kind, Role
+
+if TYPE_CHECKING:
+    from arena.engine import Flow, Game
+    from arena.rules.night import Night
+
+
+def legal_targets(game: "Game", night: "Night") -> tuple[int, ...]:
+    last = game.state.guard_last
+    refuse_repeat = game.sw.guard_repeat == "refuse"
+    return tuple(s for s in night.alive_at_start if not (refuse_repeat and s == last))
+
+
+def night_step(game: "Game", night: "Night") -> "Flow":
+    for seat in game.state.holders(Role.GUARD):
+        target = yield from game.ask(seat, Kind.GUARD, ChooseSeat(options=legal_targets(game, night)), None,
+                                     context={"last_guarded": game.state.guard_last})
+        # guard_repeat=void: the repeated choice stands but protects nobody (R127), and breaks the chain (OQ39).
+        effective = target is not None and target != game.state.guard_last
+        game.emit(GuardProtected(phase=night.phase, visibility=only(seat), seat=seat, target=target,
+                                 effective=effective))
+        if effective:
+            night.guarded = target

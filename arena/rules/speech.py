@@ -1,0 +1,142 @@
+"""Speaking: order (R61-R65), time limits as length guidance (R64), and self-destruct (R66-R71)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.actions import ChooseBool, Speak, SpeechOrderChoice
+from arena.events import BadgeMoved, RoleRevealed, SelfDestructed, Speech, SpeechOrder
+from arena.types import Cause, Kind, parse_phase
+
+if TYPE_CHECKING:
+    from arena.engine import Flow, Game
+
+# R64 ``speech_seconds``: (normal, auxiliary police, sheriff / last speaker)
+_SECONDS = {"none": None, "tiered_120_150_180": (120, 150, 180), "flat_120": (120, 120, 120),
+            "flat_90_last_120": (90, 90, 120)}
+CHARS_PER_SECOND = 4  # a spoken pace, to turn a time limit into a length a model can respect
+
+
+def speech_seconds(game: "Game", seat: int, *, last: bool = False) -> int | None:
+    tiers = _SECONDS[game.sw.speech_seconds]
+    if tiers is None:
+        return None
+    if last or seat == game.state.sheriff:
+        return tiers[2]
+    return tiers[0]
+
+
+def speak_legal(game: "Game", seat: int, *, last: bool = False) -> Speak:
+    seconds = speech_seconds(game, seat, last=last)
+    return Speak(max_chars=max(600, (seconds or 500) * CHARS_PER_SECOND), seconds=seconds)
+
+
+def ring(game: "Game", start: int, direction: str) -> list[int]:
+    """Every seat once, starting at ``start``, going ascending (k+1) or descending (R1)."""
+    n = game.state.n
+    step = 1 if direction == "ascending" else -1
+    return [((start - 1 + step * i) % n) + 1 for i in range(n)]
+
+
+def neighbour(game: "Game", seat: int, direction: str) -> int:
+    return ring(game, seat, direction)[1]
+
+
+def last_dead(game: "Game") -> int | None:
+    """The last player in announcement order of the most recent deaths (OQ20)."""
+    for event in reversed(game.log):
+        if event.type == "deaths_announced" and event.seats:
+            return event.seats[-1]
+    return None
+
+
+def discussion_order(game: "Game") -> "Flow":
+    """R62-R63: from the sheriff's side (alternating by day) or from the last death; sheriff last."""
+    state = game.state
+    alive = set(state.alive_seats())
+    sheriff = state.sheriff if state.sheriff in alive else None
+    day = parse_phase(state.phase)[1]
+    if sheriff is not None:
+        if game.sw.speech_order == "sheriff_chooses":
+            starts = set()
+            for seat in [sheriff] + [d.seat for d in state.deaths]:
+                starts.add(neighbour(game, seat, "ascending"))
+                starts.add(neighbour(game, seat, "descending"))
+            starts.discard(sheriff)
+            default_start = neighbour(game, sheriff, "ascending")
+            choice = yield from game.ask(
+                sheriff, Kind.SPEECH_ORDER_PICK, SpeechOrderChoice(starts=tuple(sorted(starts))),
+                {"start": default_start, "direction": "ascending"})
+            start, direction = choice["start"], choice["direction"]
+        else:
+            # Switch hands each day (换手): D1 from the ascending side, D2 descending... (OQ1)
+            direction = "ascending" if day % 2 == 1 else "descending"
+            start = neighbour(game, sheriff, direction)
+        order = [s for s in ring(game, start, direction) if s in alive and s != sheriff] + [sheriff]
+        context = "sheriff"
+    else:
+        dead = last_dead(game)
+        start = neighbour(game, dead, "ascending") if dead is not None else 1
+        order = [s for s in ring(game, start, "ascending") if s in alive]
+        context = "last_death" if dead is not None else "seat_one"
+    game.emit(SpeechOrder(phase=state.phase, order=order, context=context))
+    return order
+
+
+def speeches(game: "Game", order: list[int], kind: str, *, election: bool = False) -> "Flow":
+    """Each seat speaks in turn; before each speech the wolves may self-destruct (R67)."""
+    for i, seat in enumerate(order):
+        if not game.state.is_alive(seat) and not election:
+            continue
+        yield from offer_self_destruct(game, before_speaker=seat, election=election)
+        decision = Kind.LAST_WORDS if kind == "last_words" else Kind.SPEECH
+        text = yield from game.ask(seat, decision, speak_legal(game, seat, last=i == len(order) - 1), "pass",
+                                   context={"speech": kind})
+        game.emit(Speech(phase=game.state.phase, seat=seat, kind=kind, text=text))
+
+
+def offer_self_destruct(game: "Game", before_speaker: int, *, election: bool = False) -> "Flow":
+    """Offer every eligible wolf the chance to self-destruct now; the lowest accepting seat acts (OQ22)."""
+    from arena.rules import wolves
+
+    eligible = [s for s in game.state.wolf_card_seats() if wolves.can_self_destruct(game, s)]
+    if not eligible:
+        return
+    kind = Kind.SELF_DESTRUCT_ELECTION if election else Kind.SELF_DESTRUCT
+    requests = [game.request(s, kind, ChooseBool(), False, context={"before_speaker": before_speaker})
+                for s in eligible]
+    answers = yield from game.ask_all(requests)
+    takers = sorted(s for s, yes in answers.items() if yes)
+    if takers:
+        yield from self_destruct(game, takers[0], election=election)
+
+
+def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
+    """R68: reveal, die (a batch of its own), badge, own last words per switch; the day ends."""
+    from arena.engine import DayEnds
+    from arena.rules import deaths
+
+    state = game.state
+    game.emit(SelfDestructed(phase=state.phase, seat=seat, during="election" if election else "day"))
+    game.emit(RoleRevealed(phase=state.phase, seat=seat, role=state.card(seat), reason="self_destruct"))
+    departed = deaths.process_batch(game, [(seat, Cause.SELF_DESTRUCT)], state.phase)
+    from arena.events import DeathsAnnounced
+
+    game.emit(DeathsAnnounced(phase=state.phase, seats=[d.seat for d in departed], death_phase=state.phase))
+    deaths.finish_if_won(game)
+    chain = deaths.Chain(departed=departed)
+    yield from deaths.death_skills(game, chain)
+    yield from deaths.badge_step(game, chain)
+    if game.sw.self_destruct_silences_day:
+        game.day_silenced = True
+    deaths.assign_last_words(game, chain, silenced=game.day_silenced)
+    for d in chain.departed:  # only the wolf's own last words (pointing the knife) and its lover's
+        if d.speaks:
+            text = yield from game.ask(d.seat, Kind.LAST_WORDS, speak_legal(game, d.seat), "pass")
+            game.emit(Speech(phase=state.phase, seat=d.seat, kind="last_words", text=text))
+    if election:
+        game.election_self_destructs += 1
+    raise DayEnds(seat)
+
+
+__all__ = ["discussion_order", "speeches", "offer_self_destruct", "speak_legal", "BadgeMoved"]

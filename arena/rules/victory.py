@@ -1,0 +1,98 @@
+"""Camps and win conditions (RULES.md §4, R97-R104, R170-R177)."""
+
+from __future__ import annotations
+
+from arena.state import GameState
+from arena.types import Camp, Role, Winner, is_wolf_card
+
+
+def camp_of(state: GameState, seat: int) -> Camp:
+    """A player's camp from the current cards and links (R5, R144, R170)."""
+    sw = state.rules.switches
+    card = state.card(seat)
+    lovers = state.lovers
+    if lovers:
+        a, b = lovers
+        mixed = is_wolf_card(state.card(a)) != is_wolf_card(state.card(b))
+        both_wolves = is_wolf_card(state.card(a)) and is_wolf_card(state.card(b))
+        cupids = state.holders(Role.CUPID, alive_only=False)
+        is_lover = seat in lovers
+        is_cupid = seat in cupids
+        mode = sw.cupid_camp
+        if mode == "always_third" and (is_lover or is_cupid):
+            return Camp.LOVERS
+        if mixed and (is_lover or (is_cupid and mode != "always_good")):
+            return Camp.LOVERS
+        if both_wolves and is_cupid and mode == "follows_lovers":
+            return Camp.WOLVES
+    return Camp.WOLVES if is_wolf_card(card) else Camp.VILLAGE
+
+
+def contenders(state: GameState) -> set[Camp]:
+    """Camps with a qualifying living member (R99): taken just before a batch."""
+    out: set[Camp] = set()
+    for seat in state.alive_seats():
+        camp = camp_of(state, seat)
+        if camp == Camp.WOLVES and not is_wolf_card(state.card(seat)):
+            continue  # a Cupid placed with the wolves does not keep them in contention
+        out.add(camp)
+    return out
+
+
+def side_kill_classes(state: GameState) -> dict[str, list[int]]:
+    """Seats counted as god / villager for the side-kill win (R173, §4.4); wolves never count."""
+    sw = state.rules.switches
+    preset = state.rules.preset
+    classes: dict[str, list[int]] = {"god": [], "villager": []}
+    for seat, player in state.players.items():
+        camp = camp_of(state, seat)
+        if camp == Camp.WOLVES:
+            continue
+        if camp == Camp.LOVERS and not sw.third_party_counts_for_side_kill:
+            continue
+        card = player.card
+        if card == Role.CUPID and sw.cupid_side_class == "villager":
+            classes["villager"].append(seat)
+        elif card in preset.god_roles:
+            classes["god"].append(seat)
+        elif card in preset.villager_roles:
+            classes["villager"].append(seat)
+    return classes
+
+
+def _wolves_meet_goal(state: GameState, alive: list[int]) -> str | None:
+    mode = state.rules.switches.win_mode
+    if mode == "town_kill":
+        if all(camp_of(state, s) == Camp.WOLVES for s in alive):
+            return "town_kill"
+        return None
+    classes = side_kill_classes(state)
+    alive_set = set(alive)
+    for name in ("god", "villager"):
+        members = classes[name]
+        # A class with no member at the start never triggers the win (OQ56).
+        if members and not any(s in alive_set for s in members):
+            return f"side_kill_{name}s"
+    if mode == "villagers_or_key_roles" and not classes["villager"] and not classes["god"]:
+        return None
+    return None
+
+
+def check_winner(state: GameState, before: set[Camp]) -> tuple[Winner, str] | None:
+    """The result after a batch, by priority lovers > wolves > village (R98), or None.
+
+    ``before`` is :func:`contenders` taken just before the batch: an eliminated camp cannot win (R99).
+    """
+    alive = state.alive_seats()
+    camps = [camp_of(state, s) for s in alive]
+    if Camp.LOVERS in before and alive and all(c == Camp.LOVERS for c in camps):
+        return Winner.LOVERS, "every living player is in the lovers camp"
+    if Camp.WOLVES in before:
+        goal = _wolves_meet_goal(state, alive)
+        if goal:
+            return Winner.WOLVES, goal
+    if Camp.VILLAGE in before and not any(c in (Camp.WOLVES, Camp.LOVERS) for c in camps):
+        return Winner.VILLAGE, "no wolf or third party alive"
+    if not alive:
+        return Winner.DRAW, "nobody alive"
+    return None

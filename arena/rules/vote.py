@@ -1,0 +1,112 @@
+"""The exile vote (R81-R91): simultaneous ballots, weights, ties, the PK platform; and the tally used by every vote."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.actions import ChooseSeat
+from arena.events import BallotCast, PkPlatform, REFEREE, VoteResult, PUBLIC
+from arena.types import Kind
+
+if TYPE_CHECKING:
+    from arena.engine import Flow, Game
+
+
+def tally(ballots: dict[int, int | None], weights: dict[int, float]) -> tuple[dict[int, float], list[int]]:
+    """Totals per target and the seats sharing the top (ties exact: counted in half-votes, R86)."""
+    halves: dict[int, int] = {}
+    for voter, target in ballots.items():
+        if target is None:
+            continue
+        halves[target] = halves.get(target, 0) + round(weights.get(voter, 1) * 2)
+    if not halves:
+        return {}, []
+    best = max(halves.values())
+    top = sorted(t for t, h in halves.items() if h == best)
+    return {t: h / 2 for t, h in sorted(halves.items())}, top
+
+
+def lover_ban(game: "Game", voter: int, ballot: str) -> int | None:
+    """R85: a lover may not vote for the other lover (exile votes, or every vote per switch)."""
+    if ballot in ("sheriff", "sheriff_pk") and game.sw.lover_vote_ban_scope != "all_votes":
+        return None
+    return game.state.partner(voter)
+
+
+def cast(game: "Game", ballot: str, voters: list[int], targets: list[int], round_no: int = 1,
+         weights: dict[int, float] | None = None) -> "Flow":
+    """Collect simultaneous ballots (R82), publish them per ``ballot_visibility``, return (tally, top)."""
+    kind = {"sheriff": Kind.SHERIFF_VOTE, "sheriff_pk": Kind.SHERIFF_PK_VOTE, "exile": Kind.VOTE,
+            "pk": Kind.PK_VOTE}[ballot]
+    requests = []
+    for voter in voters:
+        banned = lover_ban(game, voter, ballot)
+        # Nobody may vote for himself (OQ26); a ballot for oneself or a banned seat is refused.
+        options = tuple(t for t in targets if t != voter and t != banned)
+        requests.append(game.request(voter, kind, ChooseSeat(options=options), None,
+                                     context={"candidates": list(targets), "round": round_no}))
+    ballots = yield from game.ask_all(requests)
+    weights = weights or {}
+    visibility = PUBLIC if game.sw.ballot_visibility == "public" or ballot.startswith("sheriff") else REFEREE
+    for voter in sorted(ballots):
+        game.emit(BallotCast(phase=game.state.phase, visibility=visibility, ballot=ballot, round=round_no,
+                             voter=voter, target=ballots[voter], weight=weights.get(voter, 1)))
+    totals, top = tally(ballots, weights)
+    game.emit(VoteResult(phase=game.state.phase, ballot=ballot, round=round_no, tally=totals, top=top,
+                         voters=sorted(voters)))
+    return totals, top
+
+
+def exile_weights(game: "Game") -> dict[int, float]:
+    sheriff = game.state.sheriff
+    return {sheriff: float(game.sw.sheriff_vote_weight)} if sheriff is not None else {}
+
+
+def eligible_voters(game: "Game") -> list[int]:
+    """R84: the living, less a revealed idiot (R138)."""
+    state = game.state
+    return [s for s in state.alive_seats() if not state.players[s].idiot_revealed]
+
+
+def eligible_targets(game: "Game") -> list[int]:
+    """R83: living players; a revealed idiot cannot be voted for (OQ42)."""
+    state = game.state
+    return [s for s in state.alive_seats() if not state.players[s].idiot_revealed]
+
+
+def exile_vote(game: "Game") -> "Flow":
+    """Run the day's exile vote; returns the exiled seat or None (peaceful day)."""
+    from arena.rules import speech
+
+    voters = eligible_voters(game)
+    _, top = yield from cast(game, "exile", voters, eligible_targets(game), 1, exile_weights(game))
+    if len(top) <= 1:
+        return top[0] if top else None  # no valid ballot: nobody is exiled (OQ27)
+    rule = game.sw.exile_tie
+    if rule == "no_exile":
+        return None
+    if rule == "revote_until_decided":
+        for round_no in range(2, 5):  # at most three revotes (OQ29)
+            game.emit(PkPlatform(phase=game.state.phase, ballot="exile", seats=top, stage=round_no - 1))
+            yield from speech.speeches(game, top, "pk")
+            _, top = yield from cast(game, "pk", eligible_voters(game), top, round_no, exile_weights(game))
+            if len(top) == 1:
+                return top[0]
+            if not top:
+                return None
+        return None
+    stages = 2 if rule == "pk_twice" else 1
+    platform = top
+    for stage in range(1, stages + 1):
+        game.emit(PkPlatform(phase=game.state.phase, ballot="exile", seats=platform, stage=stage))
+        # Stage 1: the tied speak (ascending, OQ30); pk_twice stage 2: the other players speak (R88).
+        speakers = platform if stage == 1 else [s for s in eligible_voters(game) if s not in platform]
+        yield from speech.speeches(game, sorted(speakers), "pk")
+        pk_voters = [s for s in eligible_voters(game) if s not in platform]
+        _, top = yield from cast(game, "pk", pk_voters, platform, stage + 1, exile_weights(game))
+        if len(top) == 1:
+            return top[0]
+        if not top:
+            return None
+        platform = top
+    return None  # second (or third) tie: peaceful day

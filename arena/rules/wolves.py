@@ -1,0 +1,48 @@
+"""The wolves (R24-R26, R66-R71, R106): the joint knife by consensus, and self-destruct."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.actions import ChooseSeat
+from arena.events import WolfKnife, WolfKnifeVote, only
+from arena.types import Kind, Role, is_wolf_card
+
+if TYPE_CHECKING:
+    from arena.engine import Flow, Game
+    from arena.rules.night import Night
+
+
+def knife_holders(game: "Game") -> list[int]:
+    """Every living wolf-card holder knifes (R26); a wolf lover too (OQ7)."""
+    return game.state.wolf_card_seats()
+
+
+def consensus(choices: dict[int, int | None]) -> int | None:
+    """All name the same player, else the knife is empty (R24)."""
+    targets = set(choices.values())
+    if len(targets) == 1:
+        return next(iter(targets))
+    return None
+
+
+def night_step(game: "Game", night: "Night") -> "Flow":
+    holders = knife_holders(game)
+    if not holders:
+        return
+    legal = ChooseSeat(options=tuple(night.alive_at_start))  # self-knife allowed (R25)
+    team = only(*holders, team="wolves")
+    requests = [game.request(s, Kind.WOLF_KILL, legal, None, context={"wolves": holders}) for s in holders]
+    choices = yield from game.ask_all(requests)
+    for seat in sorted(choices):
+        game.emit(WolfKnifeVote(phase=night.phase, visibility=team, seat=seat, target=choices[seat]))
+    night.knife = consensus(choices)
+    game.emit(WolfKnife(phase=night.phase, visibility=team, target=night.knife))
+
+
+def can_self_destruct(game: "Game", seat: int) -> bool:
+    """R66: a living wolf card (not the big wolf brother), when the rules have self-destruct."""
+    if not game.sw.self_destruct or not game.state.is_alive(seat):
+        return False
+    card = game.state.card(seat)
+    return is_wolf_card(card) and card != Role.BIG_WOLF_BROTHER

@@ -1,0 +1,275 @@
+"""Rules conformance scenarios (CONFORMANCE.md): a fixed deal and script, and what the referee must decide."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from arena.config import ConfigError, resolve_rules
+from arena.engine import Game, GameSetup, SetupError
+from arena.referee import Table, run_table_sync
+from arena.types import parse_phase, phase_order
+from agents.bots import ScriptedBot
+
+SCENARIO_SCHEMA = "werewolf-scenario/1"
+
+
+class ScenarioError(ValueError):
+    """A scenario file is malformed; the message names the file and the field."""
+
+
+class Scenario(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_: Literal["werewolf-scenario/1"] = Field(alias="schema")
+    name: str
+    preset: str
+    rules: dict[str, Any] = Field(default_factory=dict)
+    deal: list[str]
+    center: list[str] = Field(default_factory=list)
+    script: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    seed: int = 0
+    stop_after: str | None = None
+    expect: dict[str, Any] = Field(default_factory=dict)
+    rules_cited: list[str] = Field(default_factory=list)
+    why: str = ""
+
+    @field_validator("script")
+    @classmethod
+    def _script_keys(cls, script: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        for seat, answers in script.items():
+            if not seat.isdigit():
+                raise ValueError(f"script key {seat!r} is not a seat number")
+            for key in answers:
+                phase, dot, kind = key.partition(".")
+                if not dot or not kind:
+                    raise ValueError(f"script[{seat}] key {key!r} is not '<phase>.<decision>'")
+                parse_phase(phase)
+        return script
+
+    @field_validator("stop_after")
+    @classmethod
+    def _stop(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_phase(value)
+        return value
+
+
+EXPECT_KEYS = {"deaths", "exhaustive", "winner", "sheriff", "last_words", "alive", "revealed", "can_vote",
+               "pk_can_vote", "seer_results", "witch_told", "refused", "error"}
+
+
+class ScenarioOutcome(BaseModel):
+    name: str
+    passed: bool
+    expected: dict[str, Any]
+    actual: dict[str, Any]
+    error: str | None = None
+    file: str | None = None
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        data = yaml.safe_load(text) if path.suffix in (".yaml", ".yml") else json.loads(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise ScenarioError(f"{path}: not valid {'YAML' if path.suffix in ('.yaml', '.yml') else 'JSON'}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{path}: a scenario is a JSON object")
+    return data
+
+
+def parse(data: dict[str, Any], source: str = "<scenario>") -> Scenario:
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err.get("loc", ())) or "(top level)"
+        raise ScenarioError(f"{source}: field {where}: {err.get('msg')}") from None
+    unknown = sorted(set(scenario.expect) - EXPECT_KEYS)
+    if unknown:
+        raise ScenarioError(f"{source}: field expect: unknown key(s) {', '.join(unknown)}")
+    return scenario
+
+
+class _Stop(Exception):
+    pass
+
+
+def play(scenario: Scenario) -> Game:
+    """Set the game up from the scenario and play it until ``stop_after`` ends (or the game does)."""
+    setup = GameSetup(preset=scenario.preset, seed=scenario.seed, rules=dict(scenario.rules), deal=scenario.deal,
+                      center=scenario.center or None)
+    game = Game(setup)
+    agents = [ScriptedBot(seat, scenario.seed, script=scenario.script.get(str(seat), {}))
+              for seat in range(1, game.state.n + 1)]
+    table = Table(game, agents)
+    stop = phase_order(scenario.stop_after) if scenario.stop_after else None
+    if stop is None:
+        run_table_sync(table)
+        return game
+    while not game.over:
+        if phase_order(game.state.phase) > stop:
+            break
+        requests = game.pending()
+        if not requests:
+            break
+        table.submit({r.id: agents[r.seat - 1].decide_sync(table.observation(r.seat), r) for r in requests})
+    return game
+
+
+def actual_outcome(game: Game, scenario: Scenario) -> dict[str, Any]:
+    """Every key of ``expect`` as the referee decided it."""
+    state = game.state
+    stop = phase_order(scenario.stop_after) if scenario.stop_after else None
+
+    def within(phase: str) -> bool:
+        return stop is None or phase_order(phase) <= stop
+
+    out: dict[str, Any] = {}
+    keys = set(scenario.expect) - {"exhaustive", "error"}
+    if "deaths" in keys:
+        deaths: dict[str, list[dict[str, Any]]] = {}
+        for d in state.deaths:
+            deaths.setdefault(d.phase, []).append({"seat": d.seat, "cause": d.cause.value})
+        out["deaths"] = deaths
+    if "winner" in keys:
+        out["winner"] = state.winner.value if state.winner else None
+    if "alive" in keys:
+        out["alive"] = state.alive_seats()
+    if "sheriff" in keys:
+        out["sheriff"] = _sheriff_by_phase(game, scenario.expect["sheriff"])
+    if "last_words" in keys:
+        words: dict[str, list[int]] = {p: [] for p in scenario.expect["last_words"]}
+        for e in game.log:
+            if e.type == "speech" and e.kind == "last_words":
+                words.setdefault(e.phase, []).append(e.seat)
+        out["last_words"] = {p: s for p, s in words.items() if within(p)}
+    if "revealed" in keys:
+        out["revealed"] = sorted({e.seat for e in game.log if e.type in ("role_revealed", "idiot_revealed")})
+    for key, ballot in (("can_vote", "exile"), ("pk_can_vote", "pk")):
+        if key in keys:
+            voters: dict[str, list[int]] = {}
+            for e in game.log:
+                if e.type == "vote_result" and e.ballot == ballot and e.phase not in voters:
+                    voters[e.phase] = list(e.voters)
+            out[key] = voters
+    if "seer_results" in keys:
+        results: dict[str, dict[str, dict[str, str]]] = {}
+        for e in game.log:
+            if e.type == "seer_result":
+                results.setdefault(e.phase, {}).setdefault(str(e.seat), {})[str(e.target)] = e.result
+        out["seer_results"] = results
+    if "witch_told" in keys:
+        out["witch_told"] = {e.phase: e.victim for e in game.log if e.type == "witch_told"}
+    if "refused" in keys:
+        out["refused"] = [{"seat": d.request.seat, "key": d.request.key} for d in game.decisions
+                          if d.refused and d.request.key in scenario.script.get(str(d.request.seat), {})]
+    return out
+
+
+def _sheriff_by_phase(game: Game, wanted: dict[str, Any]) -> dict[str, Any]:
+    """Who holds the badge at the end of each phase asked about."""
+    holder: int | None = None
+    at_end: dict[str, int | None] = {}
+    current = "N1"
+    for e in game.log:
+        if e.type == "phase_started":
+            at_end[current] = holder
+            current = e.phase
+        elif e.type == "sheriff_elected" and e.seat is not None:
+            holder = e.seat
+        elif e.type == "badge_moved":
+            holder = e.to_seat if e.action == "passed" else None
+    at_end[current] = holder
+    return {p: at_end.get(p) for p in wanted}
+
+
+def compare(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
+    problems = []
+    exhaustive = bool(expected.get("exhaustive"))
+    for key, want in expected.items():
+        if key in ("exhaustive", "error"):
+            continue
+        got = actual.get(key)
+        if key == "deaths":
+            phases = set(want) | (set(got or {}) if exhaustive else set())
+            for phase in sorted(phases, key=phase_order):
+                w = sorted((d["seat"], d["cause"]) for d in want.get(phase, []))
+                g = sorted((d["seat"], d["cause"]) for d in (got or {}).get(phase, []))
+                if w != g:
+                    problems.append(f"deaths {phase}: expected {w}, got {g}")
+        elif key in ("last_words", "can_vote", "pk_can_vote"):
+            for phase, seats in want.items():
+                g = sorted((got or {}).get(phase, []))
+                if sorted(seats) != g:
+                    problems.append(f"{key} {phase}: expected {sorted(seats)}, got {g}")
+        elif key in ("alive", "revealed"):
+            if sorted(want) != sorted(got or []):
+                problems.append(f"{key}: expected {sorted(want)}, got {sorted(got or [])}")
+        elif key == "refused":
+            w = sorted((r["seat"], r["key"]) for r in want)
+            g = sorted((r["seat"], r["key"]) for r in got or [])
+            if w != g:
+                problems.append(f"refused: expected {w}, got {g}")
+        elif key in ("sheriff", "witch_told", "seer_results"):
+            for phase, value in want.items():
+                if phase not in (got or {}) and key == "witch_told":
+                    problems.append(f"{key} {phase}: expected {value!r}, but the witch was not told")
+                elif (got or {}).get(phase) != value:
+                    problems.append(f"{key} {phase}: expected {value!r}, got {(got or {}).get(phase)!r}")
+        elif want != got:
+            problems.append(f"{key}: expected {want!r}, got {got!r}")
+    return problems
+
+
+def run_file(path: str | Path) -> ScenarioOutcome:
+    source = str(path)
+    try:
+        data = load(path)
+    except ScenarioError as exc:
+        return ScenarioOutcome(name=Path(path).stem, passed=False, expected={}, actual={}, error=str(exc), file=source)
+    name = str(data.get("name") or Path(path).stem)
+    return run_data(data, source, name)
+
+
+def run_data(data: dict[str, Any], source: str, name: str) -> ScenarioOutcome:
+    expected = data.get("expect") if isinstance(data.get("expect"), dict) else {}
+    want_error = expected.get("error")
+    try:
+        scenario = parse(data, source)
+        resolve_rules(scenario.preset, scenario.rules)
+        game = play(scenario)
+    except (ScenarioError, ConfigError, SetupError) as exc:
+        message = str(exc)
+        if want_error is not None:
+            ok = want_error in message
+            return ScenarioOutcome(name=name, passed=ok, expected=expected, actual={"error": message},
+                                   error=None if ok else f"error {message!r} lacks {want_error!r}", file=source)
+        return ScenarioOutcome(name=name, passed=False, expected=expected, actual={}, error=message, file=source)
+    if want_error is not None:
+        return ScenarioOutcome(name=name, passed=False, expected=expected, actual={},
+                               error=f"expected an error containing {want_error!r}, but the scenario ran", file=source)
+    actual = actual_outcome(game, scenario)
+    problems = compare(scenario.expect, actual)
+    return ScenarioOutcome(name=scenario.name, passed=not problems, expected=scenario.expect, actual=actual,
+                           error="; ".join(problems) or None, file=source)
+
+
+def collect(paths: list[str | Path]) -> list[Path]:
+    files: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            files.extend(sorted(x for x in p.rglob("*") if x.suffix in (".json", ".yaml", ".yml")))
+        else:
+            files.append(p)
+    return files

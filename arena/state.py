@@ -1,0 +1,134 @@
+"""The game state and its one reducer.
+
+State = the setup (rule set, seats) plus the event log folded by :func:`apply_event`. The referee
+emits events and never assigns state fields directly, so replaying the log rebuilds the state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from arena.config import RuleSet
+from arena.events import Event
+from arena.types import Cause, Role, Winner, is_wolf_card, parse_phase
+
+
+@dataclass
+class Player:
+    seat: int
+    card: Role
+    alive: bool = True
+    revealed: bool = False
+    idiot_revealed: bool = False
+    death_phase: str | None = None
+    death_causes: tuple[Cause, ...] = ()
+
+
+@dataclass
+class Death:
+    seat: int
+    cause: Cause
+    causes: tuple[Cause, ...]
+    phase: str
+    batch: int
+
+
+@dataclass
+class GameState:
+    rules: RuleSet
+    players: dict[int, Player]
+    center: list[Role] = field(default_factory=list)
+    phase: str = "N1"
+    sheriff: int | None = None
+    badge: Literal["unused", "held", "torn", "lost"] = "unused"
+    antidote: bool = True
+    poison: bool = True
+    guard_last: int | None = None
+    lovers: tuple[int, int] | None = None
+    deaths: list[Death] = field(default_factory=list)
+    winner: Winner | None = None
+    win_reason: str = ""
+
+    # ---- derived views -------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        return len(self.players)
+
+    @property
+    def night(self) -> bool:
+        return parse_phase(self.phase)[0]
+
+    @property
+    def day_number(self) -> int:
+        return parse_phase(self.phase)[1]
+
+    def alive_seats(self) -> list[int]:
+        return [s for s, p in self.players.items() if p.alive]
+
+    def is_alive(self, seat: int) -> bool:
+        return self.players[seat].alive
+
+    def card(self, seat: int) -> Role:
+        return self.players[seat].card
+
+    def holders(self, role: Role, *, alive_only: bool = True) -> list[int]:
+        return [s for s, p in self.players.items() if p.card == role and (p.alive or not alive_only)]
+
+    def wolf_card_seats(self, *, alive_only: bool = True) -> list[int]:
+        return [s for s, p in self.players.items() if is_wolf_card(p.card) and (p.alive or not alive_only)]
+
+    def in_game(self, role: Role) -> bool:
+        """The role is held by a player (alive or dead), not buried in the center."""
+        return any(p.card == role for p in self.players.values())
+
+    def configured(self, role: Role) -> bool:
+        """The role is in the board's deck (held, dead or buried): its night step is called (R21)."""
+        return role in self.rules.preset.cards
+
+    def deaths_in(self, phase: str) -> list[Death]:
+        return [d for d in self.deaths if d.phase == phase]
+
+    def partner(self, seat: int) -> int | None:
+        if self.lovers and seat in self.lovers:
+            return self.lovers[0] if self.lovers[1] == seat else self.lovers[1]
+        return None
+
+
+def apply_event(state: GameState, e: Event) -> None:
+    """The reducer: the only code that changes a GameState after setup."""
+    t = e.type
+    if t == "phase_started":
+        state.phase = e.phase
+    elif t == "role_assigned":
+        state.players[e.seat].card = e.role
+    elif t == "guard_protected":
+        state.guard_last = e.target if e.effective else None
+    elif t == "witch_saved":
+        state.antidote = False
+    elif t == "witch_poisoned":
+        state.poison = False
+    elif t == "player_died":
+        player = state.players[e.seat]
+        player.alive = False
+        player.death_phase = e.phase
+        player.death_causes = tuple(e.causes)
+        state.deaths.append(Death(e.seat, e.cause, tuple(e.causes), e.phase, e.batch))
+    elif t == "role_revealed":
+        state.players[e.seat].revealed = True
+    elif t == "idiot_revealed":
+        state.players[e.seat].idiot_revealed = True
+        state.players[e.seat].revealed = True
+    elif t == "sheriff_elected":
+        if e.seat is not None:
+            state.sheriff = e.seat
+            state.badge = "held"
+    elif t == "badge_moved":
+        if e.action == "passed":
+            state.sheriff = e.to_seat
+        else:
+            state.sheriff = None
+            state.badge = "torn" if e.action == "torn" else "lost"
+    elif t == "game_ended":
+        state.winner = e.winner
+        state.win_reason = e.reason
