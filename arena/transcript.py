@@ -133,14 +133,14 @@ def json_schema() -> dict[str, Any]:
 class TranscriptWriter:
     """Appends lines to a JSONL file, one ``write``+``flush`` per line."""
 
-    def __init__(self, path: str | Path | None = None, stream: IO[str] | None = None):
+    def __init__(self, path: str | Path | None = None, stream: IO[str] | None = None, mode: str = "w"):
         self.path = Path(path) if path is not None else None
         if stream is not None:
             self._fh: IO[str] | None = stream
             self._owns = False
         elif self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.path, "a", encoding="utf-8")
+            self._fh = open(self.path, mode, encoding="utf-8")
             self._owns = True
         else:
             self._fh = None

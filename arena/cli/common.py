@@ -1,0 +1,34 @@
+"""What every command shares: turning known errors into one clear line and exit code 2."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, TypeVar
+
+import typer
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def known_errors() -> tuple[type[BaseException], ...]:
+    from agents.registry import AgentSpecError
+    from arena.config import ConfigError
+    from arena.engine import SetupError
+    from arena.scenario import ScenarioError
+    from arena.transcript import TranscriptError
+
+    return (ConfigError, SetupError, AgentSpecError, TranscriptError, ScenarioError, FileNotFoundError)
+
+
+def friendly(func: F) -> F:
+    """Bad input gets a message that names what is wrong, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except known_errors() as exc:
+            typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,90 @@
+"""``arena presets``, ``arena rules show ID`` and ``arena schema``: what the arena knows, printed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from arena.cli.common import friendly
+
+rules_app = typer.Typer(help="Inspect a board's rules.", no_args_is_help=True)
+
+
+@friendly
+def presets_command() -> None:
+    """List the board presets (RULES.md §5) and whether the referee plays them yet."""
+    from arena.config import presets
+    from arena.rules.setup import SUPPORTED_ROLES
+
+    for preset in presets().values():
+        missing = sorted({c.value for c in preset.cards} - {r.value for r in SUPPORTED_ROLES})
+        status = "playable" if not missing else "needs: " + ", ".join(missing)
+        typer.echo(f"{preset.id:28} {preset.players:>2}p  {preset.profile:18} {status}")
+        typer.echo(f"{'':28}      {preset.title_en} / {preset.title_zh}")
+
+
+@rules_app.command("show")
+@friendly
+def rules_show(
+    preset_id: str = typer.Argument(..., help="A preset id from `arena presets`."),
+    rule: list[str] = typer.Option([], "--rule", "-r", help="Override a switch, e.g. -r sheriff=false."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
+) -> None:
+    """Print a preset's roles, win rule and every switch in force, in English and Chinese."""
+    from arena.cli.play import parse_rule_overrides
+    from arena.config import resolve_rules
+    from arena.narration import templates
+
+    rules = resolve_rules(preset_id, parse_rule_overrides(rule))
+    preset = rules.preset
+    switches = rules.switches.model_dump(mode="json")
+    if as_json:
+        typer.echo(json.dumps({"preset": preset.model_dump(mode="json"), "switches": switches}, ensure_ascii=False,
+                              indent=2))
+        return
+    en, zh = templates("en"), templates("zh")
+    counts: dict[str, int] = {}
+    for card in preset.cards:
+        counts[card.value] = counts.get(card.value, 0) + 1
+    typer.echo(f"{preset.id}: {preset.title_en} / {preset.title_zh}")
+    typer.echo(f"seed document {preset.seed_doc}, profile {preset.profile}, {preset.players} players"
+               + (f", {len(preset.cards)} cards ({preset.center_size} in the center)" if preset.center_size else ""))
+    typer.echo("roles: " + ", ".join(f"{en['role'].get(r, r)} ×{n}" for r, n in counts.items()))
+    typer.echo("角色: " + "，".join(f"{zh['role'].get(r, r)}×{n}" for r, n in counts.items()))
+    typer.echo("win: " + WIN_TEXT_EN[switches["win_mode"]])
+    typer.echo("胜负: " + WIN_TEXT_ZH[switches["win_mode"]])
+    if preset.god_roles:
+        typer.echo("gods / 神: " + ", ".join(r.value for r in preset.god_roles)
+                   + "; villagers / 民: " + ", ".join(r.value for r in preset.villager_roles))
+    typer.echo("switches:")
+    for name, value in switches.items():
+        typer.echo(f"  {name} = {json.dumps(value)}")
+
+
+WIN_TEXT_EN = {
+    "town_kill": "town-kill (屠城): wolves win when every non-wolf is dead; the village when every wolf and third party is dead",
+    "side_kill": "side-kill (屠边): wolves win when all gods or all villagers are dead; the village when every wolf and third party is dead",
+    "villagers_or_key_roles": "wolves win when all ordinary villagers or all key roles are dead; the village when every wolf is dead",
+}
+WIN_TEXT_ZH = {
+    "town_kill": "屠城：狼人杀光所有非狼人获胜；好人放逐/杀光所有狼人与第三方获胜",
+    "side_kill": "屠边：狼人杀光所有神或所有平民获胜；好人放逐/杀光所有狼人与第三方获胜",
+    "villagers_or_key_roles": "狼人杀光所有平民或所有巨头获胜；好人杀光所有狼人获胜",
+}
+
+
+@friendly
+def schema_command(
+    out: Path = typer.Option(None, "--out", "-o", help="Write the schema here instead of printing it."),
+) -> None:
+    """Write the JSON Schema of one transcript line."""
+    from arena.transcript import json_schema
+
+    text = json.dumps(json_schema(), indent=2, ensure_ascii=False)
+    if out:
+        out.write_text(text + "\n", encoding="utf-8")
+        typer.echo(f"wrote {out}")
+    else:
+        typer.echo(text)

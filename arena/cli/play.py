@@ -1,0 +1,118 @@
+"""``arena play``: one full game, narrated in the terminal, with its transcript written to disk."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from arena.cli.common import friendly
+
+DEFAULT_PRESET = "std-12-guard"
+
+
+def transcript_path(out: Path, preset: str, seed: int) -> Path:
+    """A fresh file name: never overwrite an earlier game's transcript."""
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{preset}-seed{seed}.jsonl"
+    i = 2
+    while path.exists():
+        path = out / f"{preset}-seed{seed}-{i}.jsonl"
+        i += 1
+    return path
+
+
+@friendly
+def play_command(
+    preset: str = typer.Option(DEFAULT_PRESET, "--preset", "-p", help="Board preset id (see `arena presets`)."),
+    seed: int = typer.Option(None, "--seed", "-s", help="Game seed; the same seed and answers give the same game. "
+                                                          "Default: a random seed, printed."),
+    agents: str = typer.Option(None, "--agents", "-a",
+                               help="One agent spec for every seat, or a comma-separated list, one per seat: "
+                                    "bot:heuristic, bot:random, human, openai:MODEL, anthropic:MODEL, ..."),
+    lang: str = typer.Option("en", "--lang", "-l", help="Language of narration and prompts: en or zh."),
+    out: Path = typer.Option(Path("transcripts"), "--out", "-o", help="Folder for the transcript."),
+    rule: list[str] = typer.Option([], "--rule", "-r", help="Override a switch, e.g. -r sheriff=false (repeatable)."),
+    human: int = typer.Option(None, "--human", help="Take this seat yourself in the terminal."),
+    watch: bool = typer.Option(False, "--watch", help="Live table view in the terminal (rich)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the result line."),
+    god_view: bool = typer.Option(True, "--god-view/--public-view",
+                                  help="Narrate night actions too (spectator), or only public events."),
+) -> None:
+    """Play one game of Werewolf with bots, models or yourself at the table.
+
+    With no options: a 12-player std-12-guard game of bot:heuristic seats, narrated here, its
+    transcript written under transcripts/.
+    """
+    from agents.registry import make_agent, parse_agents_option
+    from arena.config import resolve_rules
+    from arena.engine import GameSetup
+    from arena.narration import Narrator, templates
+    from arena.referee import run_game
+    from arena.transcript import TranscriptWriter
+
+    templates(lang)  # fail fast on an unknown language
+    overrides = parse_rule_overrides(rule)
+    rules = resolve_rules(preset, overrides)
+    if seed is None:
+        seed = random.SystemRandom().randrange(1, 10**9)
+    players = rules.players
+    specs = parse_agents_option(agents, players)
+    if human is not None:
+        if not 1 <= human <= players:
+            raise typer.BadParameter(f"--human must be a seat from 1 to {players}, got {human}")
+        specs[human - 1] = "human"
+    human_seats = [i + 1 for i, s in enumerate(specs) if s == "human"]
+    seat_agents = [make_agent(spec, seat=i + 1, seed=seed, lang=lang) for i, spec in enumerate(specs)]
+    setup = GameSetup(preset=preset, seed=seed, rules=overrides)
+    path = transcript_path(out, preset, seed)
+    # A human player sees only his seat; a spectator may see everything.
+    narrator = Narrator(lang, god_view=god_view and not human_seats, seat=human_seats[0] if human_seats else None)
+    on_event = None
+    live = None
+    if watch:
+        from arena.live import LiveView  # issue: live terminal view
+
+        live = LiveView(lang=lang, god_view=not human_seats, players=players)
+        on_event = live.on_event
+    elif not quiet and not human_seats:
+        def on_event(event: Any) -> None:
+            text = narrator.line(event)
+            if text:
+                typer.echo(text)
+    with TranscriptWriter(path) as writer:
+        try:
+            result = asyncio.run(run_game(setup, seat_agents, writer=writer, specs=specs, lang=lang,
+                                          on_event=on_event))
+        except KeyboardInterrupt:
+            typer.echo(f"\nGame abandoned; transcript so far: {path}", err=True)
+            raise typer.Exit(130) from None
+        finally:
+            if live is not None:
+                live.close()
+    if not quiet and not human_seats:
+        typer.echo(narrator.roles_line({s: p.card.value for s, p in result.game.state.players.items()}))
+    typer.echo(f"winner: {result.winner} ({result.reason}) · seed {seed} · transcript {path}")
+
+
+def parse_rule_overrides(items: list[str]) -> dict[str, Any]:
+    """``name=value`` pairs; values are read as YAML scalars (true, 1.5, pk_once)."""
+    import yaml
+
+    from arena.config import ConfigError
+
+    out: dict[str, Any] = {}
+    for item in items:
+        name, eq, raw = item.partition("=")
+        if not eq or not name.strip():
+            raise ConfigError(f"--rule expects name=value, got {item!r}")
+        out[name.strip()] = yaml.safe_load(raw.strip()) if raw.strip() else raw
+    return out
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(typer.run(play_command))

@@ -1,0 +1,120 @@
+"""Narrate events as a table game is told, from the templates in ``prompts/<lang>/narration.yaml``.
+
+``god_view`` shows night actions (a spectator's view); without it only what the given seat may
+see is narrated, through the same visibility filter as everything else.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from arena.events import Event
+
+PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+LANGS = ("en", "zh")
+
+
+@lru_cache(maxsize=4)
+def templates(lang: str) -> dict[str, Any]:
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; choose one of {', '.join(LANGS)}")
+    return yaml.safe_load((PROMPTS_DIR / lang / "narration.yaml").read_text(encoding="utf-8"))
+
+
+class Narrator:
+    def __init__(self, lang: str = "en", god_view: bool = True, seat: int | None = None):
+        self.t = templates(lang)
+        self.god_view = god_view
+        self.seat = seat
+        self._round: tuple[str, str, int] | None = None
+
+    def s(self, seat: int | None) -> str:
+        return self.t["nobody"] if seat is None else self.t["seat"].format(seat=seat)
+
+    def seats(self, seats: list[int]) -> str:
+        return ", ".join(self.s(x) for x in seats) if seats else self.t["nobody"]
+
+    def role(self, role: Any) -> str:
+        value = getattr(role, "value", role)
+        return self.t["role"].get(value, value)
+
+    def visible(self, e: Event) -> bool:
+        if self.god_view:
+            return e.type not in ("player_died", "center_cards", "thought", "wolf_knife_vote", "role_assigned")
+        return self.seat is not None and e.visibility.allows(self.seat)
+
+    def line(self, e: Event) -> str | None:
+        """One event as text, or None when it is not narrated (or not visible)."""
+        if not self.visible(e):
+            return None
+        t = self.t
+        k = e.type
+        if k == "game_started":
+            roles = ", ".join(f"{self.role(r)}×{n}" for r, n in e.role_counts.items())
+            return t["game_started"].format(preset=e.preset, players=e.players, roles=roles)
+        if k == "role_assigned":
+            return t["deal"].format(seat=self.s(e.seat), role=self.role(e.role))
+        if k == "wolf_team":
+            return t["wolf_team"].format(seats=self.seats(e.wolves))
+        if k == "phase_started":
+            return t["night" if e.phase.startswith("N") else "day"].format(n=e.phase[1:])
+        if k == "guard_protected":
+            return t["guard_protected"].format(seat=self.s(e.seat), target=self.s(e.target))
+        if k == "wolf_knife":
+            return t["wolf_knife"].format(target=self.s(e.target)) if e.target else t["wolf_knife_empty"]
+        if k in ("witch_saved", "witch_poisoned"):
+            return t[k].format(seat=self.s(e.seat), target=self.s(e.target))
+        if k == "seer_result":
+            return t["seer_result"].format(seat=self.s(e.seat), target=self.s(e.target), result=e.result)
+        if k == "deaths_announced":
+            return t["deaths_announced"].format(seats=self.seats(e.seats)) if e.seats else t["peaceful_night"]
+        if k == "sheriff_candidates":
+            return t["sheriff_candidates"].format(seats=self.seats(e.seats)) if e.seats else t["sheriff_no_candidates"]
+        if k == "sheriff_withdrew":
+            return t["sheriff_withdrew"].format(seat=self.s(e.seat))
+        if k == "sheriff_elected":
+            if e.seat is None:
+                return t["sheriff_none"].format(reason=e.reason)
+            return t["sheriff_elected"].format(seat=self.s(e.seat), reason=e.reason)
+        if k == "badge_moved":
+            return t[f"badge_{e.action}"].format(from_seat=self.s(e.from_seat), to_seat=self.s(e.to_seat))
+        if k == "speech":
+            return t["speech"].format(seat=self.s(e.seat), tag=t["speech_tag"].get(e.kind, ""), text=e.text)
+        if k == "ballot_cast":
+            title = ""
+            if self._round != (e.phase, e.ballot, e.round):  # the first ballot of a round gets the title
+                self._round = (e.phase, e.ballot, e.round)
+                title = t["vote_title"][e.ballot] + "\n"
+            if e.target is None:
+                return title + t["ballot_abstain"].format(voter=self.s(e.voter))
+            return title + t["ballot"].format(voter=self.s(e.voter), target=self.s(e.target))
+        if k == "vote_result":
+            tally = ", ".join(f"{self.s(seat)}: {v:g}" for seat, v in e.tally.items()) or self.t["nobody"]
+            title = "" if self._round == (e.phase, e.ballot, e.round) else t["vote_title"][e.ballot] + "\n"
+            return title + t["tally"].format(tally=tally)
+        if k == "pk_platform":
+            return t["pk_platform"].format(seats=self.seats(e.seats))
+        if k == "exile_result":
+            if e.seat is None:
+                return t["exile_none"]
+            return None if e.reason == "idiot_revealed" else t["exile_result"].format(seat=self.s(e.seat))
+        if k == "idiot_revealed":
+            return t["idiot_revealed"].format(seat=self.s(e.seat))
+        if k == "self_destructed":
+            return t["self_destructed"].format(seat=self.s(e.seat))
+        if k == "hunter_shot":
+            return t["hunter_shot"].format(seat=self.s(e.seat), target=self.s(e.target))
+        if k == "role_revealed":
+            return t["role_revealed"].format(seat=self.s(e.seat), role=self.role(e.role))
+        if k == "answer_refused":
+            return t["answer_refused"].format(seat=self.s(e.seat), kind=e.kind, error=e.error)
+        if k == "game_ended":
+            return t["game_ended"].format(winner=t["winner"].get(e.winner.value, e.winner.value), reason=e.reason)
+        return None
+
+    def roles_line(self, roles: dict[int, str]) -> str:
+        return self.t["roles_line"].format(roles=", ".join(f"{self.s(s)} {self.role(r)}" for s, r in roles.items()))
