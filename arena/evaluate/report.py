@@ -1,0 +1,450 @@
+"""The evaluator's report: score transcripts, then render Markdown, JSON or a self-contained HTML page.
+
+``score(paths)`` is the one library call behind ``arena score``; it reads transcripts and nothing
+else (ARCHITECTURE principle 12).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from arena import __version__
+from arena.evaluate.load import find_transcripts, load_game
+from arena.evaluate.metrics import (
+    SECTIONS,
+    Accumulator,
+    Availability,
+    BalanceReport,
+    MetricResult,
+    MetricRow,
+    balance_report,
+    finish_metrics,
+    score_game,
+)
+from arena.evaluate.ratings import (
+    BTRatings,
+    OpenSkillRating,
+    PairwiseCell,
+    RatingConfig,
+    bradley_terry,
+    openskill_ratings,
+    pairwise_table,
+)
+
+
+class ConfigCard(BaseModel):
+    """What was played: enough to reproduce or at least to read the numbers right."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    boards: dict[str, int]
+    rule_overrides: list[dict[str, Any]] = Field(description="distinct per-game switch overrides on top of presets")
+    switch_sets: int = Field(description="distinct full switch sets in force")
+    agents: dict[str, list[str]] = Field(description="roster label -> the agent specs behind it")
+    seeds: dict[str, int | None]
+    langs: dict[str, int]
+    package_versions: dict[str, int]
+    forks: int
+    prompt_versions: str = "not recorded in transcript headers"
+
+
+class Report(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str = f"werewolf-arena {__version__} evaluator"
+    sources: list[str]
+    config: ConfigCard | None
+    availability: Availability
+    ratings: BTRatings
+    openskill: list[OpenSkillRating]
+    pairwise: list[PairwiseCell]
+    metrics: list[MetricResult]
+    balance: BalanceReport | None
+    seconds: dict[str, float] = Field(default_factory=dict)
+
+
+def _config_card(headers: Sequence[dict[str, Any]]) -> ConfigCard | None:
+    if not headers:
+        return None
+    boards = Counter(h["preset"] for h in headers)
+    overrides: list[dict[str, Any]] = []
+    for h in headers:
+        r = h.get("rules") or {}
+        if r and r not in overrides:
+            overrides.append(r)
+    switch_sets = len({tuple(sorted((h.get("switches") or {}).items(), key=lambda kv: kv[0])).__repr__() for h in headers})
+    agents: dict[str, set[str]] = defaultdict(set)
+    for h in headers:
+        for a in h["agents"]:
+            agents[a.get("label") or a["spec"]].add(a["spec"])
+    seeds = [h.get("seed") for h in headers if isinstance(h.get("seed"), int)]
+    return ConfigCard(
+        boards=dict(sorted(boards.items())),
+        rule_overrides=overrides,
+        switch_sets=switch_sets,
+        agents={k: sorted(v) for k, v in sorted(agents.items())},
+        seeds={"count": len(set(seeds)), "min": min(seeds) if seeds else None, "max": max(seeds) if seeds else None},
+        langs=dict(Counter(h.get("lang", "en") for h in headers)),
+        package_versions=dict(Counter(h.get("package_version", "?") for h in headers)),
+        forks=sum(1 for h in headers if h.get("fork")),
+    )
+
+
+def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, strict: bool = False,
+          with_openskill: bool = True) -> Report:
+    """Score every transcript under ``paths``."""
+    t0 = time.perf_counter()
+    sources = [str(p) for p in paths]
+    acc = Accumulator()
+    for path in find_transcripts(sources):
+        score_game(load_game(path, strict=strict), acc)
+    t1 = time.perf_counter()
+    metrics = finish_metrics(acc)
+    balance = balance_report(acc)
+    t2 = time.perf_counter()
+    ratings = bradley_terry(acc.records, rating)
+    t3 = time.perf_counter()
+    open_skill = openskill_ratings(acc.records) if with_openskill else []
+    pairwise = pairwise_table(acc.records)
+    t4 = time.perf_counter()
+    return Report(
+        sources=sources, config=_config_card(acc.headers), availability=acc.avail, ratings=ratings,
+        openskill=open_skill, pairwise=pairwise, metrics=metrics, balance=balance,
+        seconds={"read_and_metrics": round(t1 - t0, 3), "finish": round(t2 - t1, 3),
+                 "bradley_terry": round(t3 - t2, 3), "openskill_pairwise": round(t4 - t3, 3),
+                 "total": round(t4 - t0, 3)},
+    )
+
+
+# --- formatting helpers ----------------------------------------------------------------------------
+
+
+def _f(x: float | None, digits: int = 3) -> str:
+    if x is None:
+        return "—"
+    return f"{x:.{digits}f}"
+
+
+def _iv(value: float | None, low: float | None, high: float | None, digits: int = 3) -> str:
+    if value is None:
+        return "—"
+    if low is None or high is None:
+        return _f(value, digits)
+    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _metric_table(m: MetricResult) -> tuple[list[str], list[list[str]]]:
+    corrected = any(r.corrected is not None for r in m.rows)
+    head = ["agent", "group", "value [95% CI]", "n", "chance"] + (["chance-corrected [95% CI]"] if corrected else [])
+    body = []
+    for r in m.rows:
+        row = [r.agent, r.group, _iv(r.value, r.low, r.high), str(r.n), _f(r.chance)]
+        if corrected:
+            row.append(_iv(r.corrected, r.corrected_low, r.corrected_high))
+        body.append(row)
+    return head, body
+
+
+def _leaderboard(report: Report) -> tuple[list[str], list[list[str]]]:
+    os_by = {r.agent: r for r in report.openskill}
+    head = ["rank", "agent", "BT skill [95% CI]", "games", "seats", "OpenSkill μ ± 1.96σ", "OpenSkill rank"]
+    body = []
+    for a in report.ratings.agents:
+        o = os_by.get(a.agent)
+        body.append([str(a.rank), a.agent, _iv(a.skill.estimate, a.skill.low, a.skill.high), str(a.games),
+                     str(a.seats), f"{o.mu:.2f} ± {1.959963984540054 * o.sigma:.2f}" if o else "—",
+                     str(o.rank) if o else "—"])
+    return head, body
+
+
+def _role_table(report: Report) -> tuple[list[str], list[list[str]]]:
+    roles = sorted({r.role for r in report.ratings.roles})
+    agents = [a.agent for a in report.ratings.agents]
+    cell = {(r.agent, r.role): r for r in report.ratings.roles}
+    head = ["agent"] + roles
+    body = []
+    for a in agents:
+        row = [a]
+        for role in roles:
+            c = cell.get((a, role))
+            row.append(_iv(c.skill.estimate, c.skill.low, c.skill.high, 2) + f" n={c.seats}" if c else "—")
+        body.append(row)
+    return head, body
+
+
+def _pairwise_matrix(report: Report) -> tuple[list[str], list[list[str]]]:
+    agents = sorted({c.agent for c in report.pairwise})
+    cell = {(c.agent, c.opponent): c for c in report.pairwise}
+    head = ["agent \\ opponent"] + agents
+    body = []
+    for a in agents:
+        row = [a]
+        for b in agents:
+            c = cell.get((a, b))
+            row.append("—" if a == b or c is None or c.rate is None else f"{c.rate:.2f} [{c.low:.2f}, {c.high:.2f}] n={c.games}")
+        body.append(row)
+    return head, body
+
+
+def _power_sentence(report: Report) -> str:
+    p = report.ratings.power
+    if p is None:
+        return "Power: fewer than two rated entries."
+    if p.separated:
+        return (f"Power: the closest adjacent pair, {p.higher} over {p.lower} (gap {p.gap:.3f}), is already "
+                f"separated at {p.games_now} games.")
+    if p.games_needed is None:
+        return f"Power: {p.higher} and {p.lower} show no gap at {p.games_now} games; no number of games would separate them."
+    more = max(0, p.games_needed - p.games_now)
+    return (f"Power: the closest adjacent pair, {p.higher} over {p.lower} (gap {p.gap:.3f} ± {p.se:.3f}), needs about "
+            f"{p.games_needed} games in all ({more} more) for their 95% intervals to stop overlapping, if the gap holds.")
+
+
+def _md_table(head: list[str], body: list[list[str]]) -> str:
+    esc = lambda s: s.replace("|", "\\|")  # noqa: E731
+    lines = ["| " + " | ".join(esc(h) for h in head) + " |", "| " + " | ".join("---" for _ in head) + " |"]
+    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in body]
+    return "\n".join(lines)
+
+
+# --- Markdown -----------------------------------------------------------------------------------
+
+
+def render_md(report: Report) -> str:
+    out: list[str] = ["# Werewolf arena report", ""]
+    av = report.availability
+    out.append(f"{av.games} games scored ({av.incomplete} unfinished and {av.abandoned} abandoned left out); "
+               f"{report.ratings.games_used} rated. Generated by {report.tool}.")
+    out.append("")
+    if report.config:
+        c = report.config
+        out += ["## Config card", ""]
+        out.append(_md_table(["item", "value"], [
+            ["boards", ", ".join(f"{b} ({n})" for b, n in c.boards.items())],
+            ["rule overrides", "; ".join(str(o) for o in c.rule_overrides) or "none (presets as shipped)"],
+            ["distinct switch sets", str(c.switch_sets)],
+            ["agents", "; ".join(f"{k}: {', '.join(v)}" for k, v in c.agents.items())],
+            ["seeds", f"{c.seeds['count']} distinct, {c.seeds['min']}..{c.seeds['max']}"],
+            ["languages", ", ".join(f"{k} ({v})" for k, v in c.langs.items())],
+            ["code version", ", ".join(f"werewolf-arena {k} ({v})" for k, v in c.package_versions.items())],
+            ["forks", str(c.forks)],
+            ["prompt versions", c.prompt_versions],
+            ["rating", f"role-aware team Bradley-Terry, {report.ratings.n_resamples} game-bootstrap resamples, "
+                       f"seed {report.ratings.seed}"],
+        ]))
+        out.append("")
+    out += ["## Leaderboard", "", "Ranks tie where 95% intervals overlap. BT skill is in logits per seat "
+            "(only differences are meaningful).", ""]
+    out.append(_md_table(*_leaderboard(report)))
+    out += ["", _power_sentence(report), ""]
+    if report.ratings.boards:
+        out += ["### Board side balance", ""]
+        self_play = next((m for m in report.metrics if m.id == "self_play_balance"), None)
+        rows = [[b.board, str(b.games), _iv(b.beta.estimate, b.beta.low, b.beta.high), _f(b.p_good_at_zero_skill)]
+                for b in report.ratings.boards]
+        out.append(_md_table(["board", "games", "BT board term (logit)", "P(village wins) at equal skill"], rows))
+        if self_play and self_play.status == "ok":
+            out += ["", "Self-play village win rate:", "", _md_table(*_metric_table(self_play))]
+        out.append("")
+    if report.ratings.roles:
+        out += ["## Per-role skill", "", "θ[agent, role] = skill + role adjustment; compare within a column.", ""]
+        out.append(_md_table(*_role_table(report)))
+        out.append("")
+    if report.pairwise:
+        out += ["## Pairwise win rates", "", "Row entry's side against the column entry's side, when they sat on "
+                "opposite sides (draws count half).", ""]
+        out.append(_md_table(*_pairwise_matrix(report)))
+        out.append("")
+    for section in SECTIONS:
+        ms = [m for m in report.metrics if m.section == section]
+        out += [f"## {section.capitalize()}", ""]
+        for m in ms:
+            out.append(f"### {m.title} (`{m.id}`)")
+            out.append("")
+            out.append(f"Chance baseline: {m.baseline}. Higher is {m.higher_is}.")
+            out.append("")
+            if m.status == "needs":
+                out += [f"needs {m.needs}", ""]
+            elif m.status == "empty":
+                out += ["no observations in these transcripts (n = 0)", ""]
+            else:
+                out += [_md_table(*_metric_table(m)), ""]
+    if report.balance:
+        b = report.balance
+        out += ["## Schedule balance", "",
+                f"Largest gap between an entry's role share and the deck's: {100 * b.max_role_deviation:.1f} points; "
+                f"largest gap from an even seat share: {100 * b.max_seat_deviation:.1f} points.", ""]
+        roles = list(b.deck_share)
+        rows = [[a] + [f"{100 * share[r]:.1f}%" for r in roles] + [str(b.first_speaker.get(a, 0))]
+                for a, share in b.role_share.items()]
+        rows.append(["(deck)"] + [f"{100 * b.deck_share[r]:.1f}%" for r in roles] + ["—"])
+        out.append(_md_table(["agent"] + roles + ["opened discussions"], rows))
+        out.append("")
+    out.append(f"Timing (s): {', '.join(f'{k} {v}' for k, v in report.seconds.items())}")
+    return "\n".join(out) + "\n"
+
+
+def render_json(report: Report) -> str:
+    return report.model_dump_json(indent=2)
+
+
+# --- HTML ---------------------------------------------------------------------------------------
+
+
+def _png(fig: Any) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _plots(report: Report) -> dict[str, str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    plots: dict[str, str] = {}
+    agents = report.ratings.agents
+    if agents:
+        fig, ax = plt.subplots(figsize=(6.5, 0.5 + 0.45 * len(agents)))
+        ys = np.arange(len(agents))[::-1]
+        est = [a.skill.estimate for a in agents]
+        lo = [a.skill.estimate - a.skill.low for a in agents]
+        hi = [a.skill.high - a.skill.estimate for a in agents]
+        ax.errorbar(est, ys, xerr=[lo, hi], fmt="o", capsize=4, color="#1f5f99")
+        ax.set_yticks(ys, [f"{a.rank}. {a.agent}" for a in agents])
+        ax.axvline(0, color="#bbb", lw=0.8)
+        ax.set_xlabel("Bradley-Terry skill (logit per seat), 95% bootstrap interval")
+        ax.set_title("Leaderboard")
+        plots["leaderboard"] = _png(fig)
+    roles = sorted({r.role for r in report.ratings.roles})
+    if roles and agents:
+        names = [a.agent for a in agents]
+        grid = np.full((len(names), len(roles)), np.nan)
+        for r in report.ratings.roles:
+            grid[names.index(r.agent), roles.index(r.role)] = r.skill.estimate
+        fig, ax = plt.subplots(figsize=(1.0 + 0.9 * len(roles), 0.8 + 0.5 * len(names)))
+        lim = np.nanmax(np.abs(grid)) or 1.0
+        im = ax.imshow(grid, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto")
+        ax.set_xticks(range(len(roles)), roles, rotation=30, ha="right")
+        ax.set_yticks(range(len(names)), names)
+        for i in range(len(names)):
+            for j in range(len(roles)):
+                if not np.isnan(grid[i, j]):
+                    ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=8)
+        fig.colorbar(im, ax=ax, label="θ (logit)")
+        ax.set_title("Per-role skill")
+        plots["roles"] = _png(fig)
+    if report.pairwise:
+        names = sorted({c.agent for c in report.pairwise})
+        grid = np.full((len(names), len(names)), np.nan)
+        for c in report.pairwise:
+            if c.rate is not None:
+                grid[names.index(c.agent), names.index(c.opponent)] = c.rate
+        fig, ax = plt.subplots(figsize=(1.5 + 0.8 * len(names), 1.0 + 0.6 * len(names)))
+        im = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=1)
+        ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+        ax.set_yticks(range(len(names)), names)
+        for i in range(len(names)):
+            for j in range(len(names)):
+                if not np.isnan(grid[i, j]):
+                    ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=8)
+        fig.colorbar(im, ax=ax, label="win rate of row against column")
+        ax.set_title("Pairwise win rates")
+        plots["pairwise"] = _png(fig)
+    for section in SECTIONS:
+        # Only metrics on a 0..1-like scale share an axis; tokens, cost and latency stay in tables.
+        ms = [m for m in report.metrics if m.section == section and m.status == "ok"
+              and (m.kind != "mean" or m.id in ("disguise", "speech_swing", "belief_brier"))]
+        rows = [(m, r) for m in ms for r in m.rows if r.group == "all" and r.value is not None]
+        if not rows:
+            continue
+        fig, ax = plt.subplots(figsize=(7, 0.5 + 0.32 * len(rows)))
+        ys = np.arange(len(rows))[::-1]
+        for y, (m, r) in zip(ys, rows):
+            lo = r.value - r.low if r.low is not None else 0
+            hi = r.high - r.value if r.high is not None else 0
+            ax.errorbar([r.value], [y], xerr=[[lo], [hi]], fmt="o", capsize=3, color="#1f5f99")
+            if r.chance is not None:
+                ax.plot([r.chance], [y], "|", color="#c0392b", markersize=12)
+        ax.set_yticks(ys, [f"{m.id} · {r.agent}" for m, r in rows], fontsize=8)
+        ax.set_title(f"{section.capitalize()} (red tick: chance baseline)")
+        plots[f"section:{section}"] = _png(fig)
+    return plots
+
+
+def _html_table(head: list[str], body: list[list[str]]) -> str:
+    h = "".join(f"<th>{html.escape(x)}</th>" for x in head)
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in body)
+    return f"<table><thead><tr>{h}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def render_html(report: Report) -> str:
+    """One self-contained page: tables plus matplotlib plots inlined as base64 PNGs."""
+    plots = _plots(report)
+    img = lambda key: f'<img alt="{html.escape(key)}" src="{plots[key]}">' if key in plots else ""  # noqa: E731
+    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>Werewolf arena report</title><style>",
+             "body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}",
+             "table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}",
+             "td,th{border:1px solid #ccc;padding:.25em .5em;text-align:left}th{background:#f3f3f3}",
+             ".needs{color:#a15c00}.empty{color:#777}img{max-width:100%}",
+             "</style></head><body><h1>Werewolf arena report</h1>"]
+    av = report.availability
+    parts.append(f"<p>{av.games} games scored ({av.incomplete} unfinished, {av.abandoned} abandoned left out); "
+                 f"{report.ratings.games_used} rated. {html.escape(report.tool)}.</p>")
+    if report.config:
+        c = report.config
+        parts.append("<h2>Config card</h2>")
+        parts.append(_html_table(["item", "value"], [
+            ["boards", ", ".join(f"{b} ({n})" for b, n in c.boards.items())],
+            ["rule overrides", "; ".join(str(o) for o in c.rule_overrides) or "none"],
+            ["agents", "; ".join(f"{k}: {', '.join(v)}" for k, v in c.agents.items())],
+            ["seeds", f"{c.seeds['count']} distinct, {c.seeds['min']}..{c.seeds['max']}"],
+            ["code version", ", ".join(c.package_versions)],
+            ["prompt versions", c.prompt_versions],
+        ]))
+    parts.append("<h2>Leaderboard</h2>" + img("leaderboard") + _html_table(*_leaderboard(report)))
+    parts.append(f"<p>{html.escape(_power_sentence(report))}</p>")
+    if report.ratings.roles:
+        parts.append("<h2>Per-role skill</h2>" + img("roles") + _html_table(*_role_table(report)))
+    if report.pairwise:
+        parts.append("<h2>Pairwise win rates</h2>" + img("pairwise") + _html_table(*_pairwise_matrix(report)))
+    for section in SECTIONS:
+        parts.append(f"<h2>{html.escape(section.capitalize())}</h2>" + img(f"section:{section}"))
+        for m in (m for m in report.metrics if m.section == section):
+            parts.append(f"<h3>{html.escape(m.title)} <code>{m.id}</code></h3>"
+                         f"<p>Chance baseline: {html.escape(m.baseline)}. Higher is {m.higher_is}.</p>")
+            if m.status == "needs":
+                parts.append(f"<p class='needs'>needs {html.escape(m.needs or '')}</p>")
+            elif m.status == "empty":
+                parts.append("<p class='empty'>no observations (n = 0)</p>")
+            else:
+                parts.append(_html_table(*_metric_table(m)))
+    if report.balance:
+        b = report.balance
+        parts.append(f"<h2>Schedule balance</h2><p>Largest role-share gap {100 * b.max_role_deviation:.1f} points; "
+                     f"largest seat-share gap {100 * b.max_seat_deviation:.1f} points.</p>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def render(report: Report, fmt: str) -> str:
+    if fmt == "md":
+        return render_md(report)
+    if fmt == "json":
+        return render_json(report)
+    if fmt == "html":
+        return render_html(report)
+    raise ValueError(f"unknown format {fmt!r}; use md, json or html")
