@@ -7,9 +7,8 @@ returns the normalised value or raises :class:`IllegalAnswer` with a message an 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
-
-from pydantic import BaseModel, ConfigDict, Field
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, Union
 
 
 class IllegalAnswer(ValueError):
@@ -28,14 +27,21 @@ def _as_int(value: Any) -> int | None:
     return None
 
 
-class _Legal(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Legal:
+    """Legal sets are plain frozen dataclasses: the referee makes one per decision, hundreds per
+    game, so they skip pydantic's validation; ``to_json`` gives their transcript form."""
+
+    type: ClassVar[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, **{k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}}
 
 
+@dataclass(frozen=True, slots=True)
 class ChooseSeat(_Legal):
     """One seat from ``options``, or ``None`` when ``allow_none`` (abstain, empty knife, no shot...)."""
 
-    type: Literal["seat"] = "seat"
+    type: ClassVar[str] = "seat"
     options: tuple[int, ...]
     allow_none: bool = True
 
@@ -53,8 +59,9 @@ class ChooseSeat(_Legal):
         return seat
 
 
+@dataclass(frozen=True, slots=True)
 class ChooseBool(_Legal):
-    type: Literal["bool"] = "bool"
+    type: ClassVar[str] = "bool"
 
     def check(self, value: Any) -> bool:
         if isinstance(value, bool):
@@ -66,10 +73,11 @@ class ChooseBool(_Legal):
         raise IllegalAnswer(f"expected true or false, got {value!r}")
 
 
+@dataclass(frozen=True, slots=True)
 class ChooseSeats(_Legal):
     """Several distinct seats from ``options``: exactly ``min_count``..``max_count`` of them."""
 
-    type: Literal["seats"] = "seats"
+    type: ClassVar[str] = "seats"
     options: tuple[int, ...]
     min_count: int
     max_count: int
@@ -98,10 +106,11 @@ class ChooseSeats(_Legal):
         return str(self.min_count) if self.min_count == self.max_count else f"{self.min_count} to {self.max_count}"
 
 
+@dataclass(frozen=True, slots=True)
 class ChooseOption(_Legal):
     """One of a few named options (the thief's center card index, a direction...)."""
 
-    type: Literal["option"] = "option"
+    type: ClassVar[str] = "option"
     options: tuple[Any, ...]
 
     def check(self, value: Any) -> Any:
@@ -114,10 +123,11 @@ class ChooseOption(_Legal):
         raise IllegalAnswer(f"{value!r} is not one of {list(self.options)}")
 
 
+@dataclass(frozen=True, slots=True)
 class SpeechOrderChoice(_Legal):
     """R62 ``sheriff_chooses``: the first speaker (a neighbour of the sheriff or of a dead player) and a direction."""
 
-    type: Literal["speech_order"] = "speech_order"
+    type: ClassVar[str] = "speech_order"
     starts: tuple[int, ...]
     directions: tuple[str, ...] = ("ascending", "descending")
 
@@ -133,10 +143,11 @@ class SpeechOrderChoice(_Legal):
         return {"start": start, "direction": direction}
 
 
+@dataclass(frozen=True, slots=True)
 class Speak(_Legal):
     """Free text; a time limit, where the rules give one, is passed on as length guidance (R64)."""
 
-    type: Literal["text"] = "text"
+    type: ClassVar[str] = "text"
     max_chars: int = 2000
     seconds: int | None = None
 
@@ -151,21 +162,17 @@ class Speak(_Legal):
         return text[: self.max_chars]
 
 
-LegalSet = Annotated[
-    Union[ChooseSeat, ChooseBool, ChooseSeats, ChooseOption, SpeechOrderChoice, Speak],
-    Field(discriminator="type"),
-]
+LegalSet = Union[ChooseSeat, ChooseBool, ChooseSeats, ChooseOption, SpeechOrderChoice, Speak]
 
 
-class DecisionRequest(BaseModel):
+@dataclass(frozen=True, slots=True)
+class DecisionRequest:
     """What the referee waits for from one seat.
 
     ``phase`` is the phase a scenario script keys the answer by (for death skills, the phase of the
     death: R2, CONFORMANCE.md); ``asked_in`` is the phase in which the question is put.
     ``context`` holds facts this seat is entitled to that matter for this question.
     """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: int
     seat: int
@@ -174,7 +181,7 @@ class DecisionRequest(BaseModel):
     asked_in: str
     legal: LegalSet
     default: Any = None
-    context: dict[str, Any] = Field(default_factory=dict)
+    context: dict[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -184,13 +191,16 @@ class DecisionRequest(BaseModel):
         return self.legal.check(value)
 
 
-class Answer(BaseModel):
-    """An agent's reply to a decision: the action value plus optional private material."""
+@dataclass(slots=True)
+class Answer:
+    """An agent's reply to a decision: the action value plus optional private material.
 
-    model_config = ConfigDict(extra="forbid")
+    ``meta`` carries what the transcript records about how the answer came about (attempts,
+    prompt, raw reply, usage, memory; ``no_answer``/``fallback`` when the default was used).
+    """
 
     value: Any = None
     reasoning: str | None = None
     notes: str | None = None
     beliefs: dict[int, float] | None = None
-    meta: dict[str, Any] = Field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)

@@ -6,6 +6,7 @@ writer; ``arena.state`` folds them into the game state; ``arena.observation`` fi
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -35,7 +36,12 @@ REFEREE = Visibility(to="referee")
 
 
 def only(*seats: int, team: str | None = None) -> Visibility:
-    return Visibility(to="seats", seats=tuple(sorted(set(seats))), team=team)
+    return _only(tuple(sorted(set(seats))), team)
+
+
+@lru_cache(maxsize=4096)
+def _only(seats: tuple[int, ...], team: str | None) -> Visibility:
+    return Visibility(to="seats", seats=seats, team=team)  # immutable, so shared between events
 
 
 class _Event(BaseModel):
@@ -267,6 +273,78 @@ class Thought(_Event):
     beliefs: dict[int, float] | None = None
 
 
+class LoversLinked(_Event):
+    """Cupid's link on N1 (R141); only Cupid sees it. ``lovers`` is empty when he links nobody (OQ44)."""
+
+    type: Literal["lovers_linked"] = "lovers_linked"
+    cupid: int
+    lovers: list[int]
+
+
+class LoversRecognised(_Event):
+    """The two lovers wake and learn each other's seat, and cards under ``lovers_know_roles`` (R142)."""
+
+    type: Literal["lovers_recognised"] = "lovers_recognised"
+    lovers: list[int]
+    roles: dict[int, Role] | None = None
+
+
+class ThiefCards(_Event):
+    """The thief is shown the two center cards (R149); only he sees them."""
+
+    type: Literal["thief_cards"] = "thief_cards"
+    seat: int
+    cards: list[Role]
+
+
+class ElderLifeLost(_Event):
+    """The elder's extra life absorbs a wolf attack (R130, R131); referee only, like every night result."""
+
+    type: Literal["elder_life_lost"] = "elder_life_lost"
+    seat: int
+
+
+class SkillsLost(_Event):
+    """Seats whose skills are disabled for the rest of the game (elder penalty R133, fire wolf R169)."""
+
+    type: Literal["skills_lost"] = "skills_lost"
+    seats: list[int]
+    reason: Literal["elder_penalty", "fire_wolf"]
+
+
+class LittleGirlPeeked(_Event):
+    """The little girl peeks during the wolves' step and sees the wolves awake (R152, OQ46)."""
+
+    type: Literal["little_girl_peeked"] = "little_girl_peeked"
+    seat: int
+    wolves: list[int]
+
+
+class LittleGirlCaught(_Event):
+    """The wolves catch the little girl peeking and learn her seat (R153)."""
+
+    type: Literal["little_girl_caught"] = "little_girl_caught"
+    seat: int
+
+
+class LittleGirlKill(_Event):
+    """The wolves' decision on a caught little girl (R153): killed at once, or left alone."""
+
+    type: Literal["little_girl_kill"] = "little_girl_kill"
+    seat: int
+    killed: bool
+
+
+class ScapegoatBan(_Event):
+    """The scapegoat names who loses (``ban``) or keeps (``allow``) the vote in day ``day``'s exile vote (R156)."""
+
+    type: Literal["scapegoat_ban"] = "scapegoat_ban"
+    seat: int
+    mode: Literal["ban", "allow"]
+    seats: list[int]
+    day: int
+
+
 class GameEnded(_Event):
     type: Literal["game_ended"] = "game_ended"
     winner: Winner
@@ -307,6 +385,15 @@ Event = Annotated[
         ExileResult,
         AnswerRefused,
         Thought,
+        LoversLinked,
+        LoversRecognised,
+        ThiefCards,
+        ElderLifeLost,
+        SkillsLost,
+        LittleGirlPeeked,
+        LittleGirlCaught,
+        LittleGirlKill,
+        ScapegoatBan,
         GameEnded,
     ],
     Field(discriminator="type"),

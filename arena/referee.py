@@ -140,7 +140,7 @@ def decision_line(record: DecisionRecord, agent: Any, answer: Answer | None, lat
     meta = answer.meta if answer is not None else {}
     return DecisionLine(
         id=req.id, seat=req.seat, kind=req.kind, phase=req.phase, asked_in=req.asked_in,
-        legal=req.legal.model_dump(mode="json"), default=req.default, answer=record.answer, value=record.value,
+        legal=req.legal.to_json(), default=req.default, answer=record.answer, value=record.value,
         refused=record.refused, error=record.error or meta.get("error"),
         defaulted=bool(meta.get("no_answer") or meta.get("fallback")), visibility=only(req.seat),
         agent=getattr(agent, "spec", None), attempts=meta.get("attempts", []), prompt=meta.get("prompt"),

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ChooseBool, Speak, SpeechOrderChoice
 from arena.events import BadgeMoved, RoleRevealed, SelfDestructed, Speech, SpeechOrder
+from arena.rules import wolves
 from arena.types import Cause, Kind, parse_phase
 
 if TYPE_CHECKING:
@@ -97,8 +98,8 @@ def speeches(game: "Game", order: list[int], kind: str, *, election: bool = Fals
 
 def offer_self_destruct(game: "Game", before_speaker: int, *, election: bool = False) -> "Flow":
     """Offer every eligible wolf the chance to self-destruct now; the lowest accepting seat acts (OQ22)."""
-    from arena.rules import wolves
-
+    if not game.sw.self_destruct:
+        return
     eligible = [s for s in game.state.wolf_card_seats() if wolves.can_self_destruct(game, s)]
     if not eligible:
         return

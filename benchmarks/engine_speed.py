@@ -1,0 +1,82 @@
+"""Games per second and peak memory of the referee with `bot:random` seats (one core, one process).
+
+    python benchmarks/engine_speed.py [--games 2000] [--preset std-12-guard] [--transcripts]
+
+Prints figures; it asserts nothing. Compare ratios within one run: these machines are shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import time
+import tracemalloc
+
+from agents.bots import RandomBot
+from arena.engine import Game, GameSetup
+from arena.referee import Table, play_sync, run_table_sync
+from arena.transcript import TranscriptWriter
+
+
+def engine_only(preset: str, games: int) -> float:
+    """The engine with answers drawn inline: no agents, no observations, no transcript."""
+    import random
+
+    from agents.bots import random_choice
+
+    start = time.perf_counter()
+    for seed in range(games):
+        game = Game(GameSetup(preset=preset, seed=seed))
+        rng = random.Random(seed)
+        while not game.over:
+            game.submit({r.id: random_choice(r, rng) for r in game.pending()})
+    return games / (time.perf_counter() - start)
+
+
+def with_agents(preset: str, games: int, transcripts: bool) -> float:
+    start = time.perf_counter()
+    for seed in range(games):
+        setup = GameSetup(preset=preset, seed=seed)
+        n = setup.resolve().players
+        agents = [RandomBot(s, seed) for s in range(1, n + 1)]
+        writer = TranscriptWriter(stream=io.StringIO()) if transcripts else None
+        play_sync(setup, agents, writer=writer)
+    return games / (time.perf_counter() - start)
+
+
+def peak_memory_kib(preset: str, games: int) -> float:
+    tracemalloc.start()
+    for seed in range(games):
+        setup = GameSetup(preset=preset, seed=seed)
+        n = setup.resolve().players
+        play_sync(setup, [RandomBot(s, seed) for s in range(1, n + 1)], writer=TranscriptWriter(stream=io.StringIO()))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--preset", default="std-12-guard")
+    parser.add_argument("--profile", action="store_true", help="print the top functions by cumulative time")
+    args = parser.parse_args()
+    g = args.games
+    Game(GameSetup(preset=args.preset, seed=0))  # warm caches (config files, pydantic schemas)
+    print(f"preset {args.preset}, {g} games each, bot:random seats, one process")
+    print(f"engine only (inline random answers):       {engine_only(args.preset, g):8.1f} games/s")
+    print(f"driver + bot:random agents, no transcript:  {with_agents(args.preset, g, False):8.1f} games/s")
+    print(f"driver + agents + JSONL transcript (memory): {with_agents(args.preset, g, True):8.1f} games/s")
+    print(f"peak traced memory over {min(g, 200)} games:        {peak_memory_kib(args.preset, min(g, 200)):8.0f} KiB")
+    if args.profile:
+        prof = cProfile.Profile()
+        prof.enable()
+        with_agents(args.preset, min(g, 300), True)
+        prof.disable()
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
+
+
+if __name__ == "__main__":
+    main()
