@@ -7,7 +7,7 @@ returns the normalised value or raises :class:`IllegalAnswer` with a message an 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union
 
 
@@ -34,7 +34,11 @@ class _Legal:
     type: ClassVar[str]
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, **{k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}}
+        out: dict[str, Any] = {"type": self.type}
+        for name in self.__slots__:  # type: ignore[attr-defined]
+            value = getattr(self, name)
+            out[name] = list(value) if isinstance(value, tuple) else value
+        return out
 
 
 @dataclass(frozen=True, slots=True)

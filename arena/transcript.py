@@ -148,9 +148,13 @@ class TranscriptWriter:
         self.lines_written = 0
 
     def write(self, line: BaseModel) -> None:
+        self.write_json(line.model_dump_json())
+
+    def write_json(self, text: str) -> None:
+        """Write one already-serialised line and flush it, so a crash loses no completed line."""
         if self._fh is None:
             return
-        self._fh.write(line.model_dump_json(exclude_none=False) + "\n")
+        self._fh.write(text + "\n")
         self._fh.flush()
         self.lines_written += 1
 
