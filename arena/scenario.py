@@ -60,7 +60,7 @@ class Scenario(BaseModel):
 
 
 EXPECT_KEYS = {"deaths", "exhaustive", "winner", "sheriff", "last_words", "alive", "revealed", "can_vote",
-               "pk_can_vote", "seer_results", "witch_told", "refused", "error"}
+               "pk_can_vote", "seer_results", "witch_told", "refused", "error", "events"}
 
 
 class ScenarioOutcome(BaseModel):
@@ -170,10 +170,39 @@ def actual_outcome(game: Game, scenario: Scenario) -> dict[str, Any]:
         out["seer_results"] = results
     if "witch_told" in keys:
         out["witch_told"] = {e.phase: e.victim for e in game.log if e.type == "witch_told"}
+    if "events" in keys:
+        out["events"] = [_find_event(game, spec) for spec in scenario.expect["events"]]
     if "refused" in keys:
         out["refused"] = [{"seat": d.request.seat, "key": d.request.key} for d in game.decisions
                           if d.refused and d.request.key in scenario.script.get(str(d.request.seat), {})]
     return out
+
+
+def _event_view(event: Any) -> dict[str, Any]:
+    """An event as a scenario names it: its fields, and ``visible_to`` = "all", "referee" or the seats."""
+    data = event.model_dump(mode="json")
+    vis = data.pop("visibility")
+    data["visible_to"] = vis["to"] if vis["to"] != "seats" else list(vis["seats"])
+    return data
+
+
+def _matches(want: Any, got: Any) -> bool:
+    if isinstance(want, dict) and isinstance(got, dict):
+        return all(k in got and _matches(v, got[k]) for k, v in want.items())
+    if isinstance(want, list) and isinstance(got, list) and want and all(isinstance(x, int) for x in want):
+        return sorted(want) == sorted(got)  # seat lists compare as sets
+    return want == got
+
+
+def _find_event(game: Game, spec: Any) -> dict[str, Any] | None:
+    """Project extension ``expect.events``: the first logged event whose fields include ``spec``'s."""
+    if not isinstance(spec, dict):
+        return None
+    for event in game.log:
+        view = _event_view(event)
+        if _matches(spec, view):
+            return view
+    return None
 
 
 def _sheriff_by_phase(game: Game, wanted: dict[str, Any]) -> dict[str, Any]:
@@ -220,6 +249,10 @@ def compare(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
             g = sorted((r["seat"], r["key"]) for r in got or [])
             if w != g:
                 problems.append(f"refused: expected {w}, got {g}")
+        elif key == "events":
+            for i, spec in enumerate(want or []):
+                if (got or [None] * (i + 1))[i] is None:
+                    problems.append(f"events: no event matches {json.dumps(spec, ensure_ascii=False)}")
         elif key in ("sheriff", "witch_told", "seer_results"):
             for phase, value in want.items():
                 if phase not in (got or {}) and key == "witch_told":

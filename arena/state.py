@@ -46,6 +46,9 @@ class GameState:
     poison: bool = True
     guard_last: int | None = None
     lovers: tuple[int, int] | None = None
+    extra_life_used: set[int] = field(default_factory=set)  # elders whose extra life is gone (R130)
+    disabled: set[int] = field(default_factory=set)  # seats whose skills are lost (R133, R169)
+    vote_restriction: tuple[int, str, tuple[int, ...]] | None = None  # (day, "ban"/"allow", seats) (R156)
     deaths: list[Death] = field(default_factory=list)
     winner: Winner | None = None
     win_reason: str = ""
@@ -89,6 +92,9 @@ class GameState:
     def deaths_in(self, phase: str) -> list[Death]:
         return [d for d in self.deaths if d.phase == phase]
 
+    def skill_disabled(self, seat: int) -> bool:
+        return seat in self.disabled
+
     def partner(self, seat: int) -> int | None:
         if self.lovers and seat in self.lovers:
             return self.lovers[0] if self.lovers[1] == seat else self.lovers[1]
@@ -129,6 +135,16 @@ def apply_event(state: GameState, e: Event) -> None:
         else:
             state.sheriff = None
             state.badge = "torn" if e.action == "torn" else "lost"
+    elif t == "lovers_linked":
+        state.lovers = tuple(sorted(e.lovers)) if e.lovers else None  # type: ignore[assignment]
+    elif t == "center_cards":
+        state.center = list(e.cards)
+    elif t == "elder_life_lost":
+        state.extra_life_used.add(e.seat)
+    elif t == "skills_lost":
+        state.disabled.update(e.seats)
+    elif t == "scapegoat_ban":
+        state.vote_restriction = (e.day, e.mode, tuple(e.seats))
     elif t == "game_ended":
         state.winner = e.winner
         state.win_reason = e.reason

@@ -114,6 +114,21 @@ class Kind(StrEnum):
     LAST_WORDS = "last_words"
     IDIOT_REVEAL = "idiot_reveal"
     SPEECH_ORDER_PICK = "speech_order_pick"
+    LITTLE_GIRL_PEEK = "little_girl_peek"
+    LITTLE_GIRL_KILL = "little_girl_kill"
+    SCAPEGOAT_BAN = "scapegoat_ban"
+    MAID_SWAP = "maid_swap"
+    CUPID_WITNESS = "cupid_witness"
+    AUX_POLICE_APPOINT = "aux_police_appoint"
+    WHITE_WOLF_KING_TAKE = "white_wolf_king_take"
+    WOLF_KING_SHOOT = "wolf_king_shoot"
+    BROTHER_KILL = "brother_kill"
+    WILD_WOLF_KILL = "wild_wolf_kill"
+    FIRE_WOLF_DISABLE = "fire_wolf_disable"
+    HUNTING_GUN_SHOOT = "hunting_gun_shoot"
+    SEER_CHECK_EXTRA = "seer_check_extra"
+    WITCH_ORIGINAL_SAVE = "witch_original_save"
+    WITCH_ORIGINAL_POISON = "witch_original_poison"
 
 
 def phase_name(is_night: bool, number: int) -> str:

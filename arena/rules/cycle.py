@@ -112,7 +112,7 @@ def exile(game: "Game", seat: int) -> "Flow":
     """R90, R137: an idiot may reveal and stay; otherwise he dies, with skills, badge and last words."""
     state = game.state
     player = state.players[seat]
-    if player.card == Role.IDIOT and not player.idiot_revealed:
+    if player.card == Role.IDIOT and not player.idiot_revealed and not state.skill_disabled(seat):  # R139
         reveal = yield from game.ask(seat, Kind.IDIOT_REVEAL, ChooseBool(), True)
         if reveal:
             game.emit(IdiotRevealed(phase=state.phase, seat=seat))

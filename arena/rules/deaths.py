@@ -57,6 +57,13 @@ def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> li
         partner = state.partner(seat)
         if partner is not None and state.is_alive(partner) and partner not in causes:
             causes[partner] = [Cause.LOVER]
+    from arena.rules import elder
+
+    for seat in elder.penalty_in_batch(game, causes):  # R41: penalty inside the batch; a revealed idiot goes
+        causes[seat] = [Cause.SKILL_LOSS]
+        partner = state.partner(seat)
+        if partner is not None and state.is_alive(partner) and partner not in causes:
+            causes[partner] = [Cause.LOVER]
     game.batch_counter += 1
     departed = []
     for seat in sorted(causes):
@@ -112,7 +119,8 @@ def knife_alone_wins(game: "Game", night: "Night") -> bool:
 def hunter_can_shoot(game: "Game", d: Departed) -> bool:
     from arena.rules import hunter
 
-    return game.state.card(d.seat) == Role.HUNTER and not hunter.blocked_by(game, d.causes)
+    return (game.state.card(d.seat) == Role.HUNTER and not hunter.blocked_by(game, d.causes)
+            and not game.state.skill_disabled(d.seat))  # R122, R133: no shot with skills lost
 
 
 def death_skills(game: "Game", chain: Chain, start: int = 0) -> "Flow":

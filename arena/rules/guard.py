@@ -25,6 +25,8 @@ def night_step(game: "Game", night: "Night") -> "Flow":
                                      context={"last_guarded": game.state.guard_last})
         # guard_repeat=void: the repeated choice stands but protects nobody (R127), and breaks the chain (OQ39).
         effective = target is not None and target != game.state.guard_last
+        if game.state.skill_disabled(seat):
+            effective = False  # R133: a guard without skills protects nobody
         game.emit(GuardProtected(phase=night.phase, visibility=only(seat), seat=seat, target=target,
                                  effective=effective))
         if effective:

@@ -34,7 +34,10 @@ def night_step(game: "Game", night: "Night") -> "Flow":
             causes.append(Cause.POISON)
         if knife_outcome(night) == seat:
             causes.append(Cause.WOLF)
+        partner = game.state.partner(seat)
+        if not causes and partner is not None and partner in (night.poisoned, knife_outcome(night)):
+            causes.append(Cause.LOVER)  # he would die tonight as the suicide lover (R123)
         game.emit(HunterStatus(phase=night.phase, visibility=only(seat), seat=seat,
-                               can_shoot=not blocked_by(game, causes)))
+                               can_shoot=not blocked_by(game, causes) and not game.state.skill_disabled(seat)))
     return
     yield  # a generator, like every step

@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from arena.rules.night import Night
 
 
-def check_result(game: "Game", target: int) -> str:
+def check_result(game: "Game", target: int, seer: int | None = None) -> str:
+    if seer is not None and game.state.skill_disabled(seer):
+        return "none"  # R110: still called, may point, learns nothing
     card = game.state.card(target)
     if game.sw.seer_result == "exact_role":
         return card.value
@@ -28,4 +30,4 @@ def night_step(game: "Game", night: "Night") -> "Flow":
         # The default is the lowest legal seat (CONFORMANCE.md): a check always happens.
         target = yield from game.ask(seat, Kind.SEER_CHECK, ChooseSeat(options=options, allow_none=False), options[0])
         game.emit(SeerResult(phase=night.phase, visibility=only(seat), seat=seat, target=target,
-                             result=check_result(game, target)))
+                             result=check_result(game, target, seat)))

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 #: Roles whose rules the referee implements. A board with any other card is refused with a message.
 SUPPORTED_ROLES = frozenset(
-    {Role.VILLAGER, Role.WEREWOLF, Role.SEER, Role.WITCH, Role.HUNTER, Role.GUARD, Role.IDIOT}
+    {Role.VILLAGER, Role.WEREWOLF, Role.SEER, Role.WITCH, Role.HUNTER, Role.GUARD, Role.IDIOT,
+     Role.CUPID, Role.THIEF, Role.ELDER, Role.LITTLE_GIRL, Role.SCAPEGOAT}
 )
 
 

@@ -64,8 +64,11 @@ def exile_weights(game: "Game") -> dict[int, float]:
 
 def eligible_voters(game: "Game") -> list[int]:
     """R84: the living, less a revealed idiot (R138)."""
+    from arena.rules import scapegoat
+
     state = game.state
-    return [s for s in state.alive_seats() if not state.players[s].idiot_revealed]
+    voters = [s for s in state.alive_seats() if not state.players[s].idiot_revealed]
+    return scapegoat.restricted_voters(game, voters)  # R156: the scapegoat's ban or allow list
 
 
 def eligible_targets(game: "Game") -> list[int]:
@@ -82,6 +85,11 @@ def exile_vote(game: "Game") -> "Flow":
     _, top = yield from cast(game, "exile", voters, eligible_targets(game), 1, exile_weights(game))
     if len(top) <= 1:
         return top[0] if top else None  # no valid ballot: nobody is exiled (OQ27)
+    from arena.rules import scapegoat
+
+    goat = scapegoat.able_scapegoat(game)
+    if goat is not None:  # R155, OQ47: he dies instead and no PK is held; the day then ends
+        yield from scapegoat.die_for_tie(game, goat, top)
     rule = game.sw.exile_tie
     if rule == "no_exile":
         return None

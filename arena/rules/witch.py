@@ -21,7 +21,9 @@ def shown_victim(game: "Game", night: "Night") -> tuple[bool, int | None]:
     victim = night.knife
     if victim is not None and night.guarded == victim and not sw.witch_informed_guarded_kill:
         victim = None
-    return True, victim
+    from arena.rules import elder
+
+    return True, elder.witch_sees(game, night, victim)  # the elder's extra-life hit (R30, R130)
 
 
 def may_self_save(game: "Game", night: "Night", witch: int) -> bool:
@@ -37,15 +39,15 @@ def may_self_save(game: "Game", night: "Night", witch: int) -> bool:
 
 
 def can_save(game: "Game", night: "Night", witch: int, victim: int | None) -> bool:
-    if victim is None or not game.state.antidote or night.later_hand_blocked:
-        return False
+    if victim is None or not game.state.antidote or night.later_hand_blocked or game.state.skill_disabled(witch):
+        return False  # R120: a disabled witch is still shown the victim but cannot use a potion
     return victim != witch or may_self_save(game, night, witch)
 
 
 def poison_targets(game: "Game", night: "Night", witch: int, saved_tonight: bool) -> tuple[int, ...]:
     """Living players she may poison now; empty when she may not poison (every answer but null is refused)."""
     sw = game.sw
-    if not game.state.poison or night.later_hand_blocked:
+    if not game.state.poison or night.later_hand_blocked or game.state.skill_disabled(witch):
         return ()
     if saved_tonight and sw.witch_potions_per_night in ("one", "one_kind"):
         return ()  # one potion a night (R118); one_kind allows two of one kind, not save + poison

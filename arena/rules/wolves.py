@@ -30,6 +30,11 @@ def night_step(game: "Game", night: "Night") -> "Flow":
     holders = knife_holders(game)
     if not holders:
         return
+    from arena.rules import little_girl
+
+    if little_girl.knife_forbidden(night):  # R153: the caught little girl is tonight's only kill
+        game.emit(WolfKnife(phase=night.phase, visibility=only(*holders, team="wolves"), target=None))
+        return
     legal = ChooseSeat(options=tuple(night.alive_at_start))  # self-knife allowed (R25)
     team = only(*holders, team="wolves")
     requests = [game.request(s, Kind.WOLF_KILL, legal, None, context={"wolves": holders}) for s in holders]

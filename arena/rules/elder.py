@@ -1,0 +1,116 @@
+"""The elder (R28, R130-R136): an extra life against wolf attacks, and the penalty when the village kills him.
+
+- ``elder_model=two_lives`` (R130): the first knife that would kill him costs his extra life; the witch is
+  told nobody died (unless ``witch_informed_elder_first_hit``, then an antidote on him is wasted, OQ40);
+  the next knife is an ordinary knife (shown, savable). A guard blocking the knife keeps both lives (OQ9).
+- ``elder_model=immune_unless_last_god`` (R131, 003): while another good-camp god lives, wolf attacks do
+  nothing to him; once he is the last good god, the first one costs his extra life.
+- Poison, exile and a hunter's shot kill him whatever his lives (R132) and, like any death of his by
+  these causes (knife-and-poison included, OQ3), cost every good role its skills (R133), scope per
+  ``elder_penalty_scope`` (OQ41). The penalty applies inside the batch of his death (R41): a revealed
+  idiot dies in the same batch (``skill_loss``, R139), and skills of players dying with him are already
+  gone (OQ10). No penalty when he dies to the wolves or as a suicide lover.
+- The referee keeps calling every step (R134): the disabled roles are still asked; their answers have
+  no effect (seer: result ``none``; witch: potions refused; hunter: no shot; guard: no protection).
+
+Night facts go through ``night.extra``: ``elder_absorbs`` (the seat whose immunity or extra life takes the
+knife tonight) is read by :func:`arena.rules.night.knife_outcome` and by the witch's information (R30).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.events import ElderLifeLost, REFEREE, SkillsLost
+from arena.types import Camp, Cause, Role
+
+if TYPE_CHECKING:
+    from arena.engine import Game
+    from arena.rules.night import Night
+
+#: Roles whose skills the penalty removes, per ``elder_penalty_scope`` (OQ41). Data, not code.
+PENALTY_SCOPE: dict[str, frozenset[Role]] = {
+    "all_good_skills": frozenset({Role.SEER, Role.WITCH, Role.HUNTER, Role.GUARD, Role.IDIOT, Role.LITTLE_GIRL,
+                                  Role.SCAPEGOAT, Role.MAID, Role.TRAVELER}),
+    "good_god_skills": frozenset({Role.SEER, Role.WITCH, Role.HUNTER, Role.GUARD, Role.IDIOT, Role.SCAPEGOAT}),
+}
+#: Causes of the elder's death that trigger the penalty (R133): the village's own killings.
+PENALTY_CAUSES = frozenset({Cause.EXILE, Cause.POISON, Cause.SHOT, Cause.HUNTING_GUN})
+#: Wolf attacks the extra life and the 003 immunity apply to (R27, R28).
+WOLF_ATTACKS = frozenset({Cause.WOLF, Cause.WOLF_BROTHER, Cause.WILD_WOLF})
+
+
+def has_extra_life(game: "Game", seat: int) -> bool:
+    return seat not in game.state.extra_life_used and not game.state.skill_disabled(seat)
+
+
+def other_good_god_alive(game: "Game", seat: int) -> bool:
+    from arena.rules.victory import camp_of
+
+    state = game.state
+    gods = set(state.rules.preset.god_roles)
+    return any(s != seat and state.card(s) in gods and camp_of(state, s) == Camp.VILLAGE
+               for s in state.alive_seats())
+
+
+def absorbs(game: "Game", seat: int) -> bool:
+    """Does a wolf attack on ``seat`` tonight fail to kill because he is an able elder (R28.4)?"""
+    state = game.state
+    if state.card(seat) != Role.ELDER or state.skill_disabled(seat):
+        return False
+    if game.sw.elder_model == "immune_unless_last_god" and other_good_god_alive(game, seat):
+        return True
+    return has_extra_life(game, seat)
+
+
+def after_knife(game: "Game", night: "Night") -> None:
+    """After the wolves' step: does the elder's immunity or extra life take tonight's knife?"""
+    target = night.knife
+    if target is not None and absorbs(game, target):
+        night.extra["elder_absorbs"] = target
+
+
+def witch_sees(game: "Game", night: "Night", victim: int | None) -> int | None:
+    """R30: the extra-life hit is not shown to the witch unless ``witch_informed_elder_first_hit``; an
+    immunity (003, another god alive) is never a pending victim."""
+    if victim is None or night.extra.get("elder_absorbs") != victim:
+        return victim
+    immune = game.sw.elder_model == "immune_unless_last_god" and other_good_god_alive(game, victim)
+    if immune or not game.sw.witch_informed_elder_first_hit:
+        return None
+    return victim
+
+
+def end_of_night(game: "Game", night: "Night") -> None:
+    """The absorbed knife costs the extra life unless the guard alone blocked it (OQ9); an antidote on
+    it is wasted (OQ40). Immunity while other gods live costs nothing (R131)."""
+    seat = night.extra.get("elder_absorbs")
+    if not isinstance(seat, int):
+        return
+    if game.sw.elder_model == "immune_unless_last_god" and other_good_god_alive(game, seat):
+        return
+    guarded_only = night.guarded == seat and night.saved != seat
+    if not guarded_only:
+        game.emit(ElderLifeLost(phase=night.phase, visibility=REFEREE, seat=seat))
+
+
+def penalty_in_batch(game: "Game", causes: dict[int, list[Cause]]) -> list[int]:
+    """R41, R133: called by the batch with every seat dying in it (lover chain included). If an elder dies
+    by a penalty cause, disable the scope's skills now and return the revealed idiots who must go too."""
+    state = game.state
+    triggered = [seat for seat, cs in causes.items()
+                 if state.card(seat) == Role.ELDER and PENALTY_CAUSES & set(cs)]
+    if not triggered:
+        return []
+    scope = PENALTY_SCOPE[game.sw.elder_penalty_scope]
+    seats = sorted(s for s in state.players if state.card(s) in scope and s not in state.disabled)
+    if seats:
+        game.emit(SkillsLost(phase=state.phase, visibility=REFEREE, seats=seats, reason="elder_penalty"))
+    return lost_idiots(game, seats, causes)
+
+
+def lost_idiots(game: "Game", seats: list[int], causes: dict[int, list[Cause]]) -> list[int]:
+    """R139: a revealed idiot whose skill is lost is removed at once (``skill_loss``)."""
+    state = game.state
+    return [s for s in seats if state.card(s) == Role.IDIOT and state.players[s].idiot_revealed
+            and state.is_alive(s) and s not in causes]

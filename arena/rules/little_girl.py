@@ -1,0 +1,67 @@
+"""The little girl (R152-R154, 001): she may peek during the wolves' step; caught, she may be killed at once.
+
+Her step is called every night right before the wolves' knife (``order_001`` lists it; other orders get it
+inserted there when the deck has her, see :mod:`arena.rules.night`). Flow (OQ46):
+
+1. ``little_girl_peek`` (true/false, default false), asked every night of a living little girl, even
+   one whose skills are lost (then only false is legal, R134).
+2. A peek shows her, and only her, the seats of the wolves awake (:class:`LittleGirlPeeked`).
+3. Discovery per ``little_girl_discovery``: ``always``, ``never`` or ``chance`` (p = 1/2 from the
+   seeded stream ``little_girl``).
+4. Caught, the wolves (and only they) learn her seat (:class:`LittleGirlCaught`) and each knifing wolf
+   answers ``little_girl_kill`` (true/false, default false). She is killed when they all say true (the
+   knife's consensus rule, R24); then she dies at dawn in batch K (cause ``little_girl``), unsavable and
+   unguardable, and the wolves knife nobody else that night (R153). Otherwise they knife as usual.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.actions import ChooseBool, ChooseOption
+from arena.events import LittleGirlCaught, LittleGirlKill, LittleGirlPeeked, only
+from arena.types import Kind, Role
+
+if TYPE_CHECKING:
+    from arena.engine import Flow, Game
+    from arena.rules.night import Night
+
+DISCOVERY_CHANCE = 0.5  # OQ46
+
+
+def discovered(game: "Game") -> bool:
+    rule = game.sw.little_girl_discovery
+    if rule == "always":
+        return True
+    if rule == "never":
+        return False
+    return game.rng("little_girl").random() < DISCOVERY_CHANCE
+
+
+def night_step(game: "Game", night: "Night") -> "Flow":
+    from arena.rules.wolves import knife_holders
+
+    for girl in game.state.holders(Role.LITTLE_GIRL):
+        able = not game.state.skill_disabled(girl)
+        peek = yield from game.ask(girl, Kind.LITTLE_GIRL_PEEK, ChooseBool() if able else ChooseOption(options=(False,)),
+                                   False)
+        if not peek:
+            continue
+        wolves = knife_holders(game)
+        game.emit(LittleGirlPeeked(phase=night.phase, visibility=only(girl), seat=girl, wolves=wolves))
+        if not wolves or not discovered(game):
+            continue
+        team = only(*wolves, team="wolves")
+        game.emit(LittleGirlCaught(phase=night.phase, visibility=team, seat=girl))
+        requests = [game.request(w, Kind.LITTLE_GIRL_KILL, ChooseBool(), False, context={"little_girl": girl})
+                    for w in wolves]
+        answers = yield from game.ask_all(requests)
+        killed = bool(answers) and all(answers.values())
+        game.emit(LittleGirlKill(phase=night.phase, visibility=team, seat=girl, killed=killed))
+        if killed:
+            night.extra["little_girl_killed"] = girl
+
+
+def knife_forbidden(night: "Night") -> bool:
+    """R153: the night the wolves kill the caught little girl they can kill nobody else."""
+    return isinstance(night.extra.get("little_girl_killed"), int)

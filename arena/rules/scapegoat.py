@@ -1,0 +1,67 @@
+"""The scapegoat (R155-R156): a tied exile vote kills him instead, and he decides who votes next day.
+
+The first tie of the day's exile vote triggers a living scapegoat whose skills are not lost; no PK is
+held (OQ47). He dies (cause ``scapegoat``, a day batch of its own with its lover chain and win check);
+with ``scapegoat_reveals_tied`` every tied player's card is turned face up (public). He then answers
+``scapegoat_ban``: a list of living seats, or null. ``scapegoat_ban_mode=ban_list``: the listed players
+lose their vote in the next day's exile vote (its PK included); ``allow_list``: only the listed players
+may vote in it (if they all die in the night, nobody votes). Null or an empty list restricts nobody.
+The restriction is public (:class:`ScapegoatBan`). Then the badge and his last words (a day death),
+and night falls.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.actions import ChooseSeats
+from arena.events import DeathsAnnounced, ExileResult, RoleRevealed, ScapegoatBan
+from arena.types import Cause, Kind, Role, parse_phase
+
+if TYPE_CHECKING:
+    from arena.engine import Flow, Game
+
+
+def able_scapegoat(game: "Game") -> int | None:
+    for seat in game.state.holders(Role.SCAPEGOAT):
+        if not game.state.skill_disabled(seat):
+            return seat
+    return None
+
+
+def die_for_tie(game: "Game", goat: int, tied: list[int]) -> "Flow":
+    """R155: the scapegoat dies instead of the tied players; the day ends after his consequences."""
+    from arena.engine import DayEnds
+    from arena.rules import deaths
+
+    state = game.state
+    game.emit(ExileResult(phase=state.phase, seat=goat, reason="scapegoat"))
+    if game.sw.scapegoat_reveals_tied:
+        for seat in sorted(tied):
+            game.emit(RoleRevealed(phase=state.phase, seat=seat, role=state.card(seat), reason="scapegoat_tie"))
+    departed = deaths.process_batch(game, [(goat, Cause.SCAPEGOAT)], state.phase)
+    departed.sort(key=lambda d: (d.seat != goat, d.seat))
+    game.emit(DeathsAnnounced(phase=state.phase, seats=[d.seat for d in departed], death_phase=state.phase))
+    deaths.finish_if_won(game)
+    living = tuple(state.alive_seats())
+    chosen = yield from game.ask(goat, Kind.SCAPEGOAT_BAN,
+                                 ChooseSeats(options=living, min_count=0, max_count=len(living), allow_none=True),
+                                 None, context={"mode": game.sw.scapegoat_ban_mode})
+    if chosen:
+        mode = "ban" if game.sw.scapegoat_ban_mode == "ban_list" else "allow"
+        day = parse_phase(state.phase)[1] + 1
+        game.emit(ScapegoatBan(phase=state.phase, seat=goat, mode=mode, seats=list(chosen), day=day))
+    yield from deaths.consequences(game, deaths.Chain(departed=departed))
+    raise DayEnds(goat)
+
+
+def restricted_voters(game: "Game", voters: list[int]) -> list[int]:
+    """R84, R156: apply today's restriction, if the scapegoat set one for today's exile vote."""
+    state = game.state
+    restriction = state.vote_restriction
+    if restriction is None:
+        return voters
+    day, mode, seats = restriction
+    if state.phase != f"D{day}":
+        return voters
+    return [s for s in voters if (s in seats) == (mode == "allow")]
