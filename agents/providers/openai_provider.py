@@ -1,0 +1,140 @@
+"""OpenAI Chat Completions through the official ``openai`` SDK (3.x), and OpenAI-compatible servers
+(vLLM, Ollama, llama.cpp's server) through a base URL.
+
+Structured answers use ``response_format`` ``json_schema`` with ``strict`` (the schema's enums carry
+the legal set). Servers without it get ``json_object`` (llama.cpp's server takes the schema beside
+it and constrains its grammar with it). Reasoning models get ``reasoning_effort`` and no
+temperature. The SDK's own retries are off: :mod:`agents.providers.wrapper` owns them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agents.providers import secrets
+from agents.providers.base import (
+    AnswerSchema,
+    ChatMessage,
+    GenerateOptions,
+    ProviderConfigError,
+    ProviderError,
+    ProviderReply,
+    Usage,
+    parse_retry_after,
+    retryable_status,
+    short_error_body,
+)
+
+LOCAL_PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but the SDK wants one
+
+
+class OpenAIProvider:
+    """``openai:MODEL`` and ``local:MODEL@URL``. ``local`` uses a placeholder key when none is set,
+    ``max_tokens`` instead of ``max_completion_tokens`` and JSON mode with the schema beside it."""
+
+    def __init__(self, model: str, *, base_url: str | None = None, local: bool = False,
+                 timeout: float = 60.0, organization: str | None = None, name: str | None = None):
+        try:
+            import openai
+        except ImportError as exc:  # pragma: no cover - openai is a core dependency
+            raise ProviderConfigError("the openai package is not installed (pip install openai)") from exc
+        self._openai = openai
+        self.model = model
+        self.local = local
+        self.name = name or ("local" if local else "openai")
+        url = base_url or (None if local else secrets.base_url("openai"))
+        key = secrets.api_key("openai")
+        if not key:
+            if not local and url is None:
+                raise ProviderConfigError("no OpenAI key: set OPENAI_API_KEY (or put one in "
+                                          f"{secrets.keys_file()}), or use local:MODEL@URL for a local server")
+            key = LOCAL_PLACEHOLDER_KEY
+        self.base_url = url
+        # SDK retries off (the wrapper retries, honouring Retry-After); the SDK timeout is a backstop
+        # just above the wrapper's own per-attempt timeout.
+        self.client = openai.AsyncOpenAI(api_key=key, base_url=url, organization=organization,
+                                         max_retries=0, timeout=timeout + 5.0)
+
+    # ---- request ----------------------------------------------------------------------------
+    def request_params(self, messages: list[ChatMessage], schema: AnswerSchema | None,
+                       options: GenerateOptions) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.model,
+            # Parts are joined: OpenAI caches the longest shared prefix by itself.
+            "messages": [{"role": m.role, "content": m.text} for m in messages],
+        }
+        if self.local:
+            params["max_tokens"] = options.max_tokens
+        else:
+            params["max_completion_tokens"] = options.max_tokens
+        if options.reasoning_effort is not None:
+            params["reasoning_effort"] = options.reasoning_effort  # reasoning models reject temperature
+        elif options.temperature is not None:
+            params["temperature"] = options.temperature
+        if options.seed is not None:
+            params["seed"] = options.seed
+        if schema is not None and options.structured == "native":
+            params["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": schema.name, "description": schema.description, "schema": schema.json_schema,
+                "strict": True}}
+        elif schema is not None and options.structured == "json_object":
+            fmt: dict[str, Any] = {"type": "json_object"}
+            if self.local:
+                fmt["schema"] = schema.json_schema  # llama.cpp turns it into a grammar
+            params["response_format"] = fmt
+        return params
+
+    async def generate(self, messages: list[ChatMessage], *, schema: AnswerSchema | None,
+                       options: GenerateOptions) -> ProviderReply:
+        params = self.request_params(messages, schema, options)
+        try:
+            completion = await self.client.chat.completions.create(**params)
+        except self._openai.APITimeoutError:
+            raise ProviderError("the OpenAI request timed out", retryable=True, kind="timeout") from None
+        except self._openai.APIConnectionError as exc:
+            raise ProviderError(f"cannot reach the OpenAI endpoint: {exc}", retryable=True,
+                                kind="connection") from None
+        except self._openai.APIStatusError as exc:
+            raise _status_error(exc) from None
+        return self.parse_completion(completion, schema is not None and options.structured != "prompt")
+
+    # ---- reply ------------------------------------------------------------------------------
+    def parse_completion(self, completion: Any, structured: bool) -> ProviderReply:
+        if not getattr(completion, "choices", None):
+            raise ProviderError("the reply has no choices", retryable=True, kind="server")
+        choice = completion.choices[0]
+        message = choice.message
+        text = message.content or ""
+        refusal = getattr(message, "refusal", None)
+        if refusal and not text:
+            text = refusal
+        extra = getattr(message, "model_extra", None) or {}
+        thinking = extra.get("reasoning_content") or extra.get("reasoning") or None
+        parsed = None
+        if structured and text:
+            try:
+                value = json.loads(text)
+                parsed = value if isinstance(value, dict) else None
+            except json.JSONDecodeError:
+                parsed = None  # the agent's tolerant extraction and repair take it from here
+        return ProviderReply(text=text, parsed=parsed, thinking=thinking if isinstance(thinking, str) else None,
+                             usage=_usage(getattr(completion, "usage", None)), model=getattr(completion, "model", None),
+                             finish_reason=getattr(choice, "finish_reason", None))
+
+
+def _usage(u: Any) -> Usage:
+    if u is None:
+        return Usage()
+    cached = getattr(getattr(u, "prompt_tokens_details", None), "cached_tokens", None) or 0
+    reasoning = getattr(getattr(u, "completion_tokens_details", None), "reasoning_tokens", None) or 0
+    return Usage(input=u.prompt_tokens or 0, output=u.completion_tokens or 0, cached=cached, reasoning=reasoning)
+
+
+def _status_error(exc: Any) -> ProviderError:
+    status = getattr(exc, "status_code", None)
+    response = getattr(exc, "response", None)
+    retry_after = parse_retry_after(getattr(response, "headers", None))
+    kind = "rate_limit" if status == 429 else "server" if status and status >= 500 else "client"
+    return ProviderError(f"HTTP {status}: {short_error_body(getattr(exc, 'body', None) or exc.message)}",
+                         retryable=retryable_status(status), status=status, retry_after=retry_after, kind=kind)
