@@ -1,0 +1,179 @@
+"""The LLM seat: render the prompt, call the model, read the answer, repair, fall back.
+
+One decision:
+
+1. Render the prompt from the seat's observation (``agents.llm_prompts``): rules and role, the
+   history (full or rolling summary), the seat's own notes, the question and the answer format.
+2. Ask the provider (through :class:`~agents.providers.wrapper.ManagedProvider`: timeouts,
+   retries, caps, usage) for the structured answer of ``agents.llm_answer``.
+3. Read the JSON (native structured output, or extracted from prose) and check the action with
+   the request's legal set. An unreadable or illegal answer is re-asked with the exact error, at
+   most ``max_repairs`` times (default 2); then the request's ``default`` is used.
+4. Return an :class:`~arena.actions.Answer` whose ``meta`` records every attempt and its error, the
+   prompt, the raw reply (with native thinking, if any), usage and cost, and the memory in force.
+
+Self-destruct questions (``self_destruct``, ``self_destruct_election``) are put to every living
+wolf before every speech: by default (``self_destruct="own_turn"``) the agent answers ``False``
+without a model call except right before its own speech, which keeps calls per game bounded.
+``"always"`` asks the model every time, ``"never"`` never does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.llm_answer import AnswerFormatError, answer_schema, clean_beliefs, read_answer
+from agents.llm_prompts import PromptBuilder
+from agents.providers.base import ChatMessage, GenerateOptions, Usage
+from agents.providers.secrets import redact
+from agents.providers.wrapper import ManagedProvider
+from arena.actions import Answer, DecisionRequest, IllegalAnswer
+from arena.observation import Observation
+
+SELF_DESTRUCT_KINDS = frozenset({"self_destruct", "self_destruct_election"})
+
+
+class LLMAgentOptions(BaseModel):
+    """Per-seat behaviour. Generation options (temperature...) live in :class:`GenerateOptions`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    lang: Literal["en", "zh"] | None = Field(default=None, description="None: the observation's language")
+    memory: Literal["full", "summary"] = "full"
+    summary_window: int = Field(default=2, ge=1, description="phases kept verbatim under summary memory")
+    max_repairs: int = Field(default=2, ge=0, description="re-asks after an unusable answer")
+    self_destruct: Literal["own_turn", "always", "never"] = "own_turn"
+    beliefs: bool = True
+    notes_max_chars: int = Field(default=600, ge=0)
+    speech_max_chars: int | None = Field(default=800, description="asked-for length of a speech (<= the legal max)")
+    record_prompt: Literal["full", "question", "none"] = "full"
+    raw_reply_max_chars: int = 4000
+
+
+class LLMAgent:
+    """An :class:`agents.base.Agent` backed by a language model."""
+
+    deterministic = False
+
+    def __init__(self, spec: str, seat: int, provider: ManagedProvider, *,
+                 options: LLMAgentOptions | None = None, generate: GenerateOptions | None = None):
+        self.spec = spec
+        self.seat = seat
+        self.provider = provider
+        self.options = options or LLMAgentOptions()
+        self.generate = generate or GenerateOptions()
+        self.notes: str | None = None
+        self._builders: dict[str, PromptBuilder] = {}
+        self.calls = 0
+        self.usage = Usage()
+
+    def builder(self, lang: str) -> PromptBuilder:
+        if lang not in self._builders:
+            self._builders[lang] = PromptBuilder(lang, self.seat, memory=self.options.memory,
+                                                 window=self.options.summary_window)
+        return self._builders[lang]
+
+    # ---- decisions that need no model -----------------------------------------------------
+    def _skip(self, request: DecisionRequest) -> Answer | None:
+        if request.kind in SELF_DESTRUCT_KINDS:
+            policy = self.options.self_destruct
+            own_turn = (request.context or {}).get("before_speaker") == self.seat
+            if policy == "never" or (policy == "own_turn" and not own_turn):
+                return Answer(value=False, meta={"skipped": f"self_destruct={policy}: answered without a model call"})
+        only = _only_choice(request.legal)
+        if only is not _NO_SINGLE:
+            return Answer(value=only, meta={"skipped": "a single legal choice"})
+        return None
+
+    # ---- the decision --------------------------------------------------------------------
+    async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
+        skipped = self._skip(request)
+        if skipped is not None:
+            return skipped
+        lang = self.options.lang or observation.lang or "en"
+        speech_chars = None
+        if getattr(request.legal, "type", None) == "text":
+            limits = [x for x in (getattr(request.legal, "max_chars", None), self.options.speech_max_chars) if x]
+            speech_chars = min(limits) if limits else None
+        built = self.builder(lang).build(observation, request, notes=self.notes, beliefs=self.options.beliefs,
+                                         speech_chars=speech_chars)
+        schema = answer_schema(request, belief_seats=built.belief_seats)
+        messages: list[ChatMessage] = list(built.messages)
+        attempts: list[dict[str, Any]] = []
+        usage = Usage()
+        cost: float | None = 0.0
+        retries = 0
+        calls = 0
+        raw_reply: Any = None
+        last_error: str | None = None
+        legal_type = getattr(request.legal, "type", None)
+
+        for attempt in range(self.options.max_repairs + 1):
+            result = await self.provider.call(messages, schema=schema, options=self.generate)
+            calls += 1
+            retries += max(len(result.tries) - 1, 0)
+            usage.add(result.usage)
+            cost = None if cost is None or result.cost_usd is None else round(cost + result.cost_usd, 8)
+            if not result.ok:
+                last_error = f"provider error: {result.error}"
+                attempts.append({"raw": None, "error": last_error})
+                break  # the wrapper has already retried what can succeed; re-asking cannot help
+            reply = result.reply
+            assert reply is not None
+            raw = reply.text[: self.options.raw_reply_max_chars]
+            raw_reply = {"text": raw, "thinking": reply.thinking} if reply.thinking else raw
+            try:
+                read = read_answer(reply.text, reply.parsed, legal_type)
+                value = request.check(read.action)
+            except (AnswerFormatError, IllegalAnswer) as exc:
+                last_error = redact(str(exc))
+                attempts.append({"raw": raw, "error": last_error})
+                messages = messages + [
+                    ChatMessage.of("assistant", raw or "(empty reply)"),
+                    ChatMessage.of("user", self.builder(lang).repair(last_error, built.legal_text)),
+                ]
+                continue
+            attempts.append({"raw": raw, "error": None})
+            if read.notes:
+                self.notes = read.notes[: self.options.notes_max_chars]
+            beliefs = clean_beliefs(read.beliefs_raw, built.belief_seats) if built.belief_seats else None
+            return Answer(value=value, reasoning=read.reasoning, notes=read.notes, beliefs=beliefs,
+                          meta=self._meta(messages, attempts, raw_reply, usage, cost, calls, retries, built.memory))
+
+        meta = self._meta(messages, attempts, raw_reply, usage, cost, calls, retries, built.memory)
+        meta.update(fallback=True, error=last_error)
+        return Answer(value=request.default, meta=meta)
+
+    def _meta(self, messages: list[ChatMessage], attempts: list[dict[str, Any]], raw_reply: Any, usage: Usage,
+              cost: float | None, calls: int, retries: int, memory: dict[str, Any]) -> dict[str, Any]:
+        self.calls += calls
+        self.usage.add(usage)
+        if self.options.record_prompt == "full":
+            prompt: Any = [m.to_json() for m in messages]
+        elif self.options.record_prompt == "question":
+            prompt = [messages[-1].to_json()]
+        else:
+            prompt = None
+        return {
+            "attempts": attempts,
+            "prompt": prompt,
+            "raw_reply": raw_reply,
+            "usage": {**usage.model_dump(), "cost_usd": cost, "calls": calls, "retries": retries,
+                      "provider": self.provider.name, "model": self.provider.model},
+            "memory": memory,
+        }
+
+
+_NO_SINGLE = object()
+
+
+def _only_choice(legal: Any) -> Any:
+    """The value when the legal set leaves exactly one choice (no call needed), else a sentinel."""
+    kind = getattr(legal, "type", None)
+    if kind == "seat" and not legal.allow_none and len(legal.options) == 1:
+        return legal.options[0]
+    if kind == "option" and len(legal.options) == 1:
+        return legal.options[0]
+    return _NO_SINGLE

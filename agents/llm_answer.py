@@ -1,0 +1,198 @@
+"""The structured answer an LLM seat gives: its JSON Schema (the legal set as enums) and a tolerant
+reader for replies that come back as prose, fenced code, or slightly broken JSON.
+
+The schema keeps to the subset every native structured-output mode accepts (OpenAI strict mode:
+every property required, no extra properties); count limits (``minItems``...) are added as hints
+that adapters without support strip. ``reasoning`` comes first so the model thinks before it acts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from agents.providers.base import AnswerSchema
+
+# Kinds that ask the seat, with its vote, for P(wolf) of every living seat (issue 4, "Memory and reasoning").
+BELIEF_KINDS = frozenset({"vote", "pk_vote"})
+SPEECH_TYPES = frozenset({"text"})
+ALIASES = ("choice", "target", "seat", "vote", "answer", "value", "speech", "decision")
+
+
+class AnswerFormatError(ValueError):
+    """The reply cannot be read as an answer. The message tells the model what to fix."""
+
+
+def action_schema(legal: Any) -> dict[str, Any]:
+    kind = getattr(legal, "type", None)
+    if kind == "seat":
+        seats = {"type": "integer", "enum": list(legal.options)}
+        return {"anyOf": [seats, {"type": "null"}]} if legal.allow_none else seats
+    if kind == "bool":
+        return {"type": "boolean"}
+    if kind == "seats":
+        arr = {"type": "array", "items": {"type": "integer", "enum": list(legal.options)},
+               "minItems": legal.min_count, "maxItems": legal.max_count,
+               "description": f"{legal.min_count}..{legal.max_count} distinct seats"}
+        return {"anyOf": [arr, {"type": "null"}]} if legal.allow_none else arr
+    if kind == "option":
+        options = list(legal.options)
+        types = {type(o) for o in options}
+        if types == {int}:
+            return {"type": "integer", "enum": options}
+        if types == {str}:
+            return {"type": "string", "enum": options}
+        return {"anyOf": [{"type": "integer", "enum": [o for o in options if isinstance(o, int)]},
+                          {"type": "string", "enum": [o for o in options if isinstance(o, str)]}]}
+    if kind == "speech_order":
+        return {"type": "object", "properties": {
+            "start": {"type": "integer", "enum": list(legal.starts)},
+            "direction": {"type": "string", "enum": list(legal.directions)}},
+            "required": ["start", "direction"], "additionalProperties": False}
+    if kind == "text":
+        return {"type": "string", "maxLength": int(getattr(legal, "max_chars", 2000) or 2000),
+                "description": "your public speech"}
+    # A legal set this agent does not know yet: a JSON text it parses itself.
+    return {"type": "string", "description": "the answer as JSON text"}
+
+
+def answer_schema(request: Any, *, belief_seats: list[int] | None = None, name: str = "answer") -> AnswerSchema:
+    props: dict[str, Any] = {
+        "reasoning": {"type": "string", "description": "private reasoning, never shown to other players"},
+        "action": action_schema(request.legal),
+        "notes": {"type": "string", "description": "a short private memo for your later decisions"},
+    }
+    if belief_seats:
+        props["beliefs"] = {
+            "type": "object",
+            "description": "P(wolf) per living seat",
+            "properties": {str(s): {"type": "number", "minimum": 0, "maximum": 1} for s in belief_seats},
+            "required": [str(s) for s in belief_seats],
+            "additionalProperties": False,
+        }
+    return AnswerSchema(name=name, json_schema={"type": "object", "properties": props,
+                                                "required": list(props), "additionalProperties": False})
+
+
+# ---- reading replies ------------------------------------------------------------------------
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
+
+
+def _balanced_objects(text: str) -> list[str]:
+    """Every top-level ``{...}`` span, honouring strings (so a brace inside a speech is fine)."""
+    spans, depth, start, in_str, esc = [], 0, -1, False, False
+    for i, ch in enumerate(text):
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+            continue
+        if ch == '"' and depth > 0:
+            in_str = True
+        elif ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                spans.append(text[start:i + 1])
+    return spans
+
+
+def _loads_lenient(candidate: str) -> Any:
+    try:
+        return json.loads(candidate)
+    except json.JSONDecodeError:
+        pass
+    fixed = re.sub(r",\s*([}\]])", r"\1", candidate)                       # trailing commas
+    fixed = re.sub(r"\bNone\b", "null", re.sub(r"\bTrue\b", "true", re.sub(r"\bFalse\b", "false", fixed)))
+    try:
+        return json.loads(fixed)
+    except json.JSONDecodeError:
+        pass
+    if "'" in fixed and '"' not in fixed:  # a Python-style dict
+        try:
+            return json.loads(fixed.replace("'", '"'))
+        except json.JSONDecodeError:
+            return None
+    return None
+
+
+def extract_json(text: str) -> dict[str, Any] | None:
+    """The answer object in ``text``: the whole text, a fenced block, or the last object in prose
+    that has an ``action`` (or any object, failing that)."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    whole = _loads_lenient(text)
+    if isinstance(whole, dict):
+        return whole
+    candidates = [m.group(1).strip() for m in _FENCE.finditer(text)] + _balanced_objects(text)
+    parsed = [p for p in (_loads_lenient(c) for c in candidates) if isinstance(p, dict)]
+    with_action = [p for p in parsed if "action" in p]
+    if with_action:
+        return with_action[-1]
+    return parsed[-1] if parsed else None
+
+
+_BARE = re.compile(r"^\s*(null|none|true|false|yes|no|\d{1,3})\s*[.!]?\s*$", re.I)
+
+
+@dataclass
+class ReadAnswer:
+    action: Any
+    reasoning: str | None
+    notes: str | None
+    beliefs_raw: Any
+
+
+def read_answer(text: str, parsed: dict[str, Any] | None, legal_type: str | None) -> ReadAnswer:
+    """Pull the fields out of a reply; :class:`AnswerFormatError` says what is missing."""
+    payload = parsed if isinstance(parsed, dict) else extract_json(text)
+    if payload is None:
+        bare = _BARE.match(text or "")
+        if bare and legal_type not in SPEECH_TYPES:
+            token = bare.group(1).lower()
+            value: Any = {"null": None, "none": None, "true": True, "yes": True, "false": False,
+                          "no": False}.get(token, token)
+            return ReadAnswer(action=value, reasoning=None, notes=None, beliefs_raw=None)
+        raise AnswerFormatError("the reply contains no JSON object; reply with one JSON object with the keys "
+                                "\"reasoning\", \"action\" and \"notes\"")
+    if "action" in payload:
+        action = payload["action"]
+    else:
+        alias = [k for k in ALIASES if k in payload]
+        if len(alias) != 1:
+            raise AnswerFormatError("the JSON object has no \"action\" key")
+        action = payload[alias[0]]
+    if legal_type not in SPEECH_TYPES and legal_type != "speech_order" and isinstance(action, str):
+        decoded = _loads_lenient(action)  # "3" or "null" or "[1, 2]" given as a string
+        if decoded is not None or action.strip().lower() == "null":
+            action = decoded
+    reasoning = payload.get("reasoning")
+    notes = payload.get("notes")
+    return ReadAnswer(action=action, reasoning=reasoning if isinstance(reasoning, str) else None,
+                      notes=notes if isinstance(notes, str) else None, beliefs_raw=payload.get("beliefs"))
+
+
+def clean_beliefs(raw: Any, seats: list[int]) -> dict[int, float] | None:
+    """Keep probabilities for the asked seats only, clamped to [0, 1]; anything else is dropped."""
+    if not isinstance(raw, dict):
+        return None
+    out: dict[int, float] = {}
+    for key, value in raw.items():
+        try:
+            seat = int(str(key).strip().lstrip("#"))
+            p = float(value)
+        except (TypeError, ValueError):
+            continue
+        if seat in seats and p == p:  # p == p drops NaN
+            out[seat] = min(max(p, 0.0), 1.0)
+    return dict(sorted(out.items())) or None

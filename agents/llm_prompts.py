@@ -1,0 +1,392 @@
+"""Prompts for an LLM seat, rendered from ``prompts/<lang>/llm_*.yaml`` and from the seat's
+:class:`~arena.observation.Observation` alone (its visible events; nothing else about the game).
+
+Layout, for provider prompt caches: the system message (rules of the board in force, then the
+role briefing) and the history come first and only ever grow at the end; the question comes last.
+The history is one part per phase, the last one marked as the end of the cacheable prefix.
+
+Memory strategies:
+
+``full``     every visible event, verbatim.
+``summary``  phases older than the last ``window`` phases are folded into a digest (ballots and
+             speaking orders dropped, speeches cut short); a digest never changes once written,
+             so the prefix stays cacheable and the prompt grows by a bounded amount per day.
+
+Other players' speeches are untrusted data: each is quoted inside ``<speech seat=N>…</speech>``
+on one line, with angle brackets, line breaks and the referee's mark neutralised, so no text a
+player says can close the quote or start a line in the referee's voice.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import yaml
+
+from agents.llm_answer import BELIEF_KINDS
+from agents.providers.base import ChatMessage, ContentPart
+from arena.observation import Observation, SeatView
+
+PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+LANGS = ("en", "zh")
+SKIPPED_EVENTS = frozenset({"night_step", "thought", "player_died", "phase_started"})
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
+
+
+@dataclass(frozen=True)
+class PromptBook:
+    system: dict[str, Any]
+    roles: dict[str, Any]
+    events: dict[str, Any]
+    decisions: dict[str, Any]
+
+    @property
+    def mark(self) -> str:
+        return str(self.system.get("referee_mark", "⚖"))
+
+
+@lru_cache(maxsize=4)
+def prompt_book(lang: str) -> PromptBook:
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; choose one of {', '.join(LANGS)}")
+    d = PROMPTS_DIR / lang
+
+    def load(name: str) -> dict[str, Any]:
+        return yaml.safe_load((d / f"llm_{name}.yaml").read_text(encoding="utf-8")) or {}
+
+    return PromptBook(load("system"), load("roles"), load("events"), load("decisions"))
+
+
+def quote_speech(text: str, mark: str = "⚖") -> str:
+    """One line of untrusted text that cannot close its quote or pose as the referee."""
+    s = _CONTROL.sub(" ", str(text))
+    s = s.replace("\r\n", "\n").replace("\r", "\n").replace("\n", " ¶ ")
+    s = s.replace("<", "‹").replace(">", "›").replace(mark, "")
+    return re.sub(r"[ \t]{2,}", " ", s).strip()
+
+
+class _Fields(dict):
+    """``str.format_map`` that leaves unknown fields visible instead of raising."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def fmt(template: str, **fields: Any) -> str:
+    return template.format_map(_Fields(fields))
+
+
+class EventRenderer:
+    """One visible event -> one line of the seat's record (or None when not worth a line)."""
+
+    def __init__(self, book: PromptBook, seat: int):
+        self.b = book
+        self.t = book.events
+        self.seat = seat
+
+    def s(self, seat: int | None) -> str:
+        return self.t["nobody"] if seat is None else fmt(self.t["seat"], n=seat)
+
+    def seats(self, seats: Iterable[int]) -> str:
+        seats = list(seats)
+        return ", ".join(self.s(x) for x in seats) if seats else self.t["none_seats"]
+
+    def role(self, role: Any) -> str:
+        value = getattr(role, "value", role)
+        return self.b.system.get("role_names", {}).get(value, str(value))
+
+    def phase_header(self, phase: str) -> str:
+        night = phase.startswith("N")
+        return fmt(self.t["phase_night" if night else "phase_day"], n=phase[1:])
+
+    def line(self, e: Any, *, compact: bool = False) -> str | None:
+        k = e.type
+        if k in SKIPPED_EVENTS:
+            return None
+        if compact and k in self.t.get("digest_skip", ()):
+            return None
+        if k == "speech":
+            text = quote_speech(e.text, self.b.mark)
+            limit = int(self.t.get("digest_speech_chars", 160))
+            if compact and len(text) > limit:
+                text = text[:limit].rstrip() + self.t.get("digest_cut", "…")
+            kind = self.t.get("speech_kinds", {}).get(e.kind, e.kind)
+            return fmt(self.t["events"]["speech"], n=e.seat, kind=kind, text=text)
+        body = self._body(e)
+        return None if body is None else f"{self.b.mark} {body}"
+
+    def _body(self, e: Any) -> str | None:
+        ev = self.t["events"]
+        k = e.type
+        if k == "game_started":
+            return fmt(ev[k], players=e.players)
+        if k == "role_assigned":
+            return fmt(ev[k], role=self.role(e.role)) if e.seat == self.seat else None
+        if k == "center_cards":
+            return fmt(ev[k], cards=", ".join(self.role(c) for c in e.cards))
+        if k == "wolf_team":
+            return fmt(ev[k], wolves=self.seats(e.wolves))
+        if k == "guard_protected":
+            return fmt(ev[k], target=self.s(e.target)) if e.target is not None else ev["guard_protected_none"]
+        if k == "wolf_knife_vote":
+            return fmt(ev[k], seat=self.s(e.seat), target=self.s(e.target))
+        if k == "wolf_knife":
+            return fmt(ev[k], target=self.s(e.target)) if e.target is not None else ev["wolf_knife_empty"]
+        if k == "witch_told":
+            return fmt(ev[k], victim=self.s(e.victim)) if e.victim is not None else ev["witch_told_none"]
+        if k in ("witch_saved", "witch_poisoned"):
+            return fmt(ev[k], target=self.s(e.target))
+        if k == "seer_result":
+            result = self.t.get("results", {}).get(e.result)
+            return fmt(ev[k], target=self.s(e.target), result=result or self.role(e.result))
+        if k == "hunter_status":
+            return fmt(ev[k], status=ev["hunter_can" if e.can_shoot else "hunter_cannot"])
+        if k == "deaths_announced":
+            return fmt(ev[k], seats=self.seats(e.seats)) if e.seats else ev["deaths_announced_none"]
+        if k == "role_revealed":
+            return fmt(ev[k], seat=self.s(e.seat), role=self.role(e.role))
+        if k == "sheriff_candidates":
+            return fmt(ev[k], seats=self.seats(e.seats)) if e.seats else ev["sheriff_candidates_none"]
+        if k == "sheriff_withdrew":
+            return fmt(ev[k], seat=self.s(e.seat))
+        if k == "ballot_cast":
+            if e.target is None:
+                return fmt(ev["ballot_abstain"], voter=self.s(e.voter))
+            weight = fmt(ev["ballot_weight"], weight=f"{e.weight:g}") if e.weight != 1 else ""
+            return fmt(ev[k], voter=self.s(e.voter), target=self.s(e.target), weight=weight)
+        if k == "vote_result":
+            name = self.t.get("ballot_names", {}).get(e.ballot, e.ballot)
+            if not e.tally:
+                return fmt(ev["vote_result_empty"], ballot=name)
+            tally = ", ".join(f"{self.s(int(s))}: {v:g}" for s, v in sorted(e.tally.items(), key=lambda kv: int(kv[0])))
+            return fmt(ev[k], ballot=name, tally=tally)
+        if k == "sheriff_elected":
+            return fmt(ev[k], seat=self.s(e.seat)) if e.seat is not None else fmt(ev["sheriff_elected_none"],
+                                                                                   reason=e.reason)
+        if k == "badge_moved":
+            return fmt(ev[f"badge_{e.action}"], from_seat=self.s(e.from_seat), to_seat=self.s(e.to_seat))
+        if k == "speech_order":
+            return fmt(ev[k], order=self.seats(e.order))
+        if k in ("self_destructed", "idiot_revealed"):
+            return fmt(ev[k], seat=self.s(e.seat))
+        if k == "hunter_shot":
+            return fmt(ev[k], seat=self.s(e.seat), target=self.s(e.target))
+        if k == "pk_platform":
+            return fmt(ev[k], seats=self.seats(e.seats))
+        if k == "exile_result":
+            return fmt(ev[k], seat=self.s(e.seat)) if e.seat is not None else fmt(ev["exile_result_none"],
+                                                                                 reason=e.reason)
+        if k == "answer_refused":
+            return fmt(ev[k], kind=e.kind, error=quote_speech(e.error, self.b.mark), used=e.used)
+        if k == "game_ended":
+            winner = self.t.get("winners", {}).get(getattr(e.winner, "value", e.winner), e.winner)
+            return fmt(ev[k], winner=winner, reason=e.reason)
+        if k == "lovers_linked":
+            return fmt(ev[k], lovers=self.seats(e.lovers))
+        if k == "lovers_recognised":
+            return fmt(ev[k], lovers=self.seats(e.lovers))
+        if k == "thief_cards":
+            return fmt(ev[k], cards=", ".join(self.role(c) for c in e.cards))
+        if k == "skills_lost":
+            return fmt(ev[k], seats=self.seats(e.seats))
+        # An event type this renderer does not know yet: its fields, quoted like untrusted text.
+        fields = {n: v for n, v in e.model_dump(mode="json").items() if n not in ("type", "phase", "visibility")}
+        return fmt(ev["generic"], type=k, fields=quote_speech(", ".join(f"{n}={v}" for n, v in fields.items()),
+                                                                 self.b.mark))
+
+
+# ---- history and memory ------------------------------------------------------------------
+
+def phase_blocks(events: Sequence[Any]) -> list[tuple[str, list[Any]]]:
+    """Consecutive events grouped by their phase, in log order."""
+    blocks: list[tuple[str, list[Any]]] = []
+    for e in events:
+        if blocks and blocks[-1][0] == e.phase:
+            blocks[-1][1].append(e)
+        else:
+            blocks.append((e.phase, [e]))
+    return blocks
+
+
+@dataclass
+class History:
+    parts: list[str]
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: str, window: int) -> History:
+    blocks = phase_blocks(events)
+    parts: list[str] = []
+    digest_phases: list[str] = []
+    if strategy == "summary" and len(blocks) > window:
+        old, recent = blocks[: len(blocks) - window], blocks[len(blocks) - window:]
+        digest_lines = [renderer.t.get("summary_title", "Summary:")]
+        for phase, evs in old:
+            lines = [ln for ln in (renderer.line(e, compact=True) for e in evs) if ln]
+            if lines:
+                digest_lines.append(renderer.phase_header(phase))
+                digest_lines.extend(lines)
+            digest_phases.append(phase)
+        parts.append("\n".join(digest_lines) + "\n")
+    else:
+        recent = blocks
+    for phase, evs in recent:
+        lines = [ln for ln in (renderer.line(e) for e in evs) if ln]
+        if lines:
+            parts.append("\n".join([renderer.phase_header(phase), *lines]) + "\n")
+    record = {"strategy": strategy, "events": len(events), "phases": len(blocks)}
+    if strategy == "summary":
+        record.update(digested=digest_phases, verbatim=[p for p, _ in recent])
+    return History(parts=parts, record=record)
+
+
+# ---- the whole prompt --------------------------------------------------------------------
+
+@dataclass
+class BuiltPrompt:
+    messages: list[ChatMessage]
+    memory: dict[str, Any]
+    legal_text: str
+    belief_seats: list[int]
+
+
+class PromptBuilder:
+    def __init__(self, lang: str, seat: int, *, memory: str = "full", window: int = 2):
+        if memory not in ("full", "summary"):
+            raise ValueError(f"unknown memory strategy {memory!r}; use full or summary")
+        self.lang = lang
+        self.book = prompt_book(lang)
+        self.seat = seat
+        self.memory = memory
+        self.window = max(int(window), 1)
+        self.renderer = EventRenderer(self.book, seat)
+
+    # -- system: rules of the board in force, then the role briefing --
+    def deck(self, observation: Observation) -> dict[str, int]:
+        for e in observation.events:
+            if e.type == "game_started":
+                return {str(k): int(v) for k, v in e.role_counts.items()}
+        from arena.config import get_preset
+
+        counts: dict[str, int] = {}
+        for card in get_preset(observation.preset).cards:
+            counts[card.value] = counts.get(card.value, 0) + 1
+        return counts
+
+    def system_text(self, observation: Observation) -> str:
+        sy = self.book.system
+        deck = self.deck(observation)
+        deck_text = sy.get("deck_sep", ", ").join(
+            fmt(sy["deck_item"], role=self.renderer.role(r), count=n) for r, n in deck.items())
+        rules = []
+        for switch, table in (sy.get("rules") or {}).items():
+            if switch not in observation.switches:
+                continue
+            role = table.get("_role")
+            if role and role not in deck:
+                continue
+            line = table.get(observation.switches[switch])
+            if line:
+                rules.append(sy.get("rule_prefix", "- ") + line)
+        title = observation.preset
+        try:
+            from arena.config import get_preset
+
+            preset = get_preset(observation.preset)
+            title = (preset.title_zh if self.lang == "zh" else preset.title_en) or preset.id
+        except Exception:
+            pass
+        return fmt(sy["system"], players=observation.players, title=title, deck=deck_text,
+                   rules="\n".join(rules), referee=self.book.mark).strip() + "\n"
+
+    def role_text(self, view: SeatView) -> str:
+        ro = self.book.roles
+        if view.role is None:
+            return "\n" + ro["unknown_role"] + "\n"
+        lines = [fmt(ro["header"], seat=self.seat, role=self.renderer.role(view.role)),
+                 ro.get("roles", {}).get(view.role, ro.get("default_role", ""))]
+        if view.wolves and self.seat in view.wolves:
+            lines.append(fmt(ro["team"], team=self.renderer.seats(view.wolves)))
+        return "\n" + "\n".join(ln for ln in lines if ln) + "\n"
+
+    # -- the question --
+    def legal_text(self, legal: Any) -> str:
+        t = self.book.decisions["legal"]
+        kind = getattr(legal, "type", None)
+        r = self.renderer
+        if kind == "seat":
+            return fmt(t["seat_none" if legal.allow_none else "seat"], options=r.seats(legal.options))
+        if kind == "bool":
+            return t["bool"]
+        if kind == "seats":
+            count = str(legal.min_count) if legal.min_count == legal.max_count else f"{legal.min_count}-{legal.max_count}"
+            return fmt(t["seats_none" if legal.allow_none else "seats"], count=count,
+                       options=", ".join(str(o) for o in legal.options))
+        if kind == "option":
+            return fmt(t["option"], options=", ".join(repr(o) if isinstance(o, str) else str(o) for o in legal.options))
+        if kind == "speech_order":
+            return fmt(t["speech_order"], starts=", ".join(str(s) for s in legal.starts),
+                       directions=", ".join(f'"{d}"' for d in legal.directions))
+        if kind == "text":
+            return t["text"]
+        return str(getattr(legal, "to_json", lambda: legal)())
+
+    def question(self, request: Any, view: SeatView, legal_text: str, notes: str | None,
+                 belief_seats: list[int], speech_chars: int | None) -> str:
+        d = self.book.decisions
+        r = self.renderer
+        night = view.phase.startswith("N")
+        phase_name = fmt(d["phase_night" if night else "phase_day"], n=view.phase[1:])
+        role = r.role(view.role) if view.role else "?"
+        now = fmt(d["now"], phase_name=phase_name, seat=self.seat, role=role,
+                  alive=r.seats(sorted(view.alive)), sheriff=r.s(view.sheriff))
+        ctx = dict(request.context or {})
+        fields: dict[str, Any] = {"seat": self.seat, "phase": request.phase, "legal": legal_text, "kind": request.kind}
+        for key, value in ctx.items():
+            if isinstance(value, int) and not isinstance(value, bool) and key != "round":
+                fields[key] = r.s(value)
+            elif isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
+                fields[key] = r.seats(value)
+            else:
+                fields[key] = value
+        fields.setdefault("victim", r.s(ctx.get("victim")))
+        last = ctx.get("last_guarded")
+        fields["last_guarded_note"] = fmt(d["last_guarded"], seat=r.s(last)) if last is not None else ""
+        speech_kind = ctx.get("speech")
+        fields["speech_kind"] = self.book.events.get("speech_kinds", {}).get(speech_kind, speech_kind or "")
+        fields["length"] = fmt(d["speech_length"], chars=speech_chars) if speech_chars else ""
+        fields.setdefault("wolves", r.seats(view.wolves))
+        fields.setdefault("before_speaker", r.s(ctx.get("before_speaker")))
+        template = d["kinds"].get(request.kind, d["kinds"]["_default"])
+        ask = fmt(template, **fields)
+        lines = [now, fmt(d["notes"], notes=notes) if notes else d["no_notes"], ask]
+        if belief_seats:
+            lines.append(d["beliefs_ask"])
+        lines.append(fmt(d["answer_format"], legal=legal_text,
+                         beliefs_key=d["beliefs_key"].replace("{{", "{").replace("}}", "}") if belief_seats else "")
+                     .strip())
+        return "\n".join(lines)
+
+    def repair(self, error: str, legal_text: str) -> str:
+        return fmt(self.book.decisions["repair"], error=error, legal=legal_text).strip()
+
+    def build(self, observation: Observation, request: Any, *, notes: str | None = None,
+              beliefs: bool = True, speech_chars: int | None = None) -> BuiltPrompt:
+        view = observation.view()
+        system = ChatMessage(role="system", parts=(ContentPart(text=self.system_text(observation)),
+                                                   ContentPart(text=self.role_text(view), cache=True)))
+        history = render_history(self.renderer, observation.events, strategy=self.memory, window=self.window)
+        belief_seats = sorted(s for s in view.alive if s != self.seat) if beliefs and request.kind in BELIEF_KINDS else []
+        legal_text = self.legal_text(request.legal)
+        parts = [ContentPart(text=p) for p in history.parts]
+        if parts:
+            parts[-1] = ContentPart(text=parts[-1].text, cache=True)
+        parts.append(ContentPart(text=self.question(request, view, legal_text, notes, belief_seats, speech_chars)))
+        user = ChatMessage(role="user", parts=tuple(parts))
+        memory = dict(history.record)
+        memory["notes"] = notes
+        return BuiltPrompt(messages=[system, user], memory=memory, legal_text=legal_text, belief_seats=belief_seats)

@@ -1,0 +1,116 @@
+"""LLM agent specs, registered with :mod:`agents.registry` (which imports this module on demand):
+
+    openai:MODEL                  the official openai SDK (OPENAI_API_KEY; OPENAI_BASE_URL or base_url=)
+    anthropic:MODEL               the official anthropic SDK (ANTHROPIC_API_KEY; ANTHROPIC_BASE_URL)
+    langchain:NAME[:MODEL]        a registered LangChain chat model (openai, anthropic, ollama, ...)
+    langchain:pkg.module:Class[:MODEL]   any langchain-core BaseChatModel
+    local:MODEL@http://HOST:PORT/v1      an OpenAI-compatible local server (vLLM, Ollama, llama.cpp)
+    mock:NAME                     the stand-in model (``mock:flaky`` injects 30% faults of every kind)
+
+Options (config file or ``make_agent(..., **options)``) are split three ways: provider and call
+policy (base_url, timeout, max_retries, concurrency, ...), generation (temperature, max_tokens,
+seed, reasoning_effort, thinking_budget, structured) and the agent's own (:class:`LLMAgentOptions`).
+An unknown option is an error that names it; a key in options is refused (see ``secrets``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.llm import LLMAgent, LLMAgentOptions
+from agents.providers import make_provider
+from agents.providers.base import GenerateOptions, ProviderConfigError
+from agents.providers.mock import MockConfig
+from agents.providers.secrets import reject_key_options
+from agents.providers.wrapper import CallPolicy, ManagedProvider
+from agents.registry import AgentSpecError, register
+
+POLICY_FIELDS = set(CallPolicy.model_fields)
+GENERATE_FIELDS = set(GenerateOptions.model_fields)
+AGENT_FIELDS = set(LLMAgentOptions.model_fields)
+MOCK_FIELDS = set(MockConfig.model_fields) - {"seed"}
+PROVIDER_FIELDS = {"base_url", "model_kwargs", "organization"}
+# Options the CLI or a config may pass to every seat that mean nothing to an LLM seat.
+IGNORED = {"script", "label"}
+
+MOCK_PRESETS: dict[str, dict[str, Any]] = {
+    "flaky": {"fault_rate": 0.3},
+    "slow": {"latency": 0.5, "latency_jitter": 0.1},
+}
+
+
+def split_options(kind: str, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any],
+                                                              dict[str, Any], dict[str, Any]]:
+    reject_key_options(options)
+    policy, generate, agent, provider, mock = {}, {}, {}, {}, {}
+    unknown = []
+    for key, value in options.items():
+        if key in IGNORED:
+            continue
+        if key in POLICY_FIELDS:
+            policy[key] = value
+        elif key in GENERATE_FIELDS:
+            generate[key] = value
+        elif key in AGENT_FIELDS:
+            agent[key] = value
+        elif key in PROVIDER_FIELDS:
+            provider[key] = value
+        elif kind == "mock" and key in MOCK_FIELDS:
+            mock[key] = value
+        else:
+            unknown.append(key)
+    if unknown:
+        known = sorted(POLICY_FIELDS | GENERATE_FIELDS | AGENT_FIELDS | PROVIDER_FIELDS
+                       | (MOCK_FIELDS if kind == "mock" else set()))
+        raise AgentSpecError(f"unknown option(s) for {kind}: {', '.join(sorted(unknown))}; known: {', '.join(known)}")
+    return policy, generate, agent, provider, mock
+
+
+def build_llm_agent(kind: str, rest: str, *, seat: int, seed: int = 0, **options: Any) -> LLMAgent:
+    policy_opts, gen_opts, agent_opts, provider_opts, mock_opts = split_options(kind, options)
+    model = rest
+    base_url = provider_opts.pop("base_url", None)
+    if kind == "local":
+        model, sep, url = rest.partition("@")
+        if not sep or not url:
+            raise AgentSpecError(f"local:{rest}: write local:MODEL@http://HOST:PORT/v1")
+        base_url = url
+        # llama.cpp's server has no json_schema response format; JSON mode with the schema is grammar-constrained.
+        gen_opts.setdefault("structured", "json_object")
+    if kind in ("openai", "anthropic", "local") and not model:
+        raise AgentSpecError(f"{kind}: name a model, e.g. {kind}:{'gpt-4o-mini' if kind != 'anthropic' else 'claude-sonnet-4-5'}")
+    try:
+        policy = CallPolicy(**policy_opts)
+        generate = GenerateOptions(**gen_opts)
+        agent_options = LLMAgentOptions(**agent_opts)
+        extra: dict[str, Any] = dict(provider_opts)
+        if kind == "langchain":
+            # LangChain models take these when built (see LangChainProvider._bound).
+            kwargs = dict(extra.pop("model_kwargs", None) or {})
+            for key in ("temperature", "max_tokens"):
+                if key in gen_opts:
+                    kwargs.setdefault(key, gen_opts[key])
+            extra["model_kwargs"] = kwargs
+        if kind == "mock":
+            preset = MOCK_PRESETS.get(model, {})
+            extra = {"config": MockConfig(**{**preset, **mock_opts, "seed": seed * 1000 + seat})}
+        provider = make_provider(kind, model, base_url=base_url, timeout=policy.timeout, **extra)
+    except ProviderConfigError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise AgentSpecError(f"{kind}:{rest}: {exc}") from None
+    cap_key = f"{kind}:{getattr(provider, 'base_url', None) or base_url or ''}"
+    managed = ManagedProvider(provider, policy, cap_key=cap_key, jitter_seed=seed * 1000 + seat)
+    return LLMAgent(f"{kind}:{rest}", seat, managed, options=agent_options, generate=generate)
+
+
+def _factory(kind: str):
+    def factory(rest: str, *, seat: int, seed: int = 0, **options: Any) -> LLMAgent:
+        return build_llm_agent(kind, rest, seat=seat, seed=seed, **options)
+
+    factory.__name__ = f"make_{kind}_agent"
+    return factory
+
+
+for _kind in ("openai", "anthropic", "langchain", "local", "mock"):
+    register(_kind, _factory(_kind))
