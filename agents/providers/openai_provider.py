@@ -76,8 +76,8 @@ class OpenAIProvider:
             params["seed"] = options.seed
         if schema is not None and options.structured == "native":
             params["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": schema.name, "description": schema.description, "schema": schema.json_schema,
-                "strict": True}}
+                "name": schema.name, "description": schema.description,
+                "schema": strict_subset(schema.json_schema), "strict": True}}
         elif schema is not None and options.structured == "json_object":
             fmt: dict[str, Any] = {"type": "json_object"}
             if self.local:
@@ -121,6 +121,19 @@ class OpenAIProvider:
         return ProviderReply(text=text, parsed=parsed, thinking=thinking if isinstance(thinking, str) else None,
                              usage=_usage(getattr(completion, "usage", None)), model=getattr(completion, "model", None),
                              finish_reason=getattr(choice, "finish_reason", None))
+
+
+# Keywords left out of a strict schema: not every model accepts them in strict mode, and the
+# legal set's check (with a re-ask) enforces them anyway.
+STRICT_UNSUPPORTED = frozenset({"minItems", "maxItems", "minimum", "maximum", "maxLength", "minLength"})
+
+
+def strict_subset(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: strict_subset(v) for k, v in schema.items() if k not in STRICT_UNSUPPORTED}
+    if isinstance(schema, list):
+        return [strict_subset(v) for v in schema]
+    return schema
 
 
 def _usage(u: Any) -> Usage:
