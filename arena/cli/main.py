@@ -27,7 +27,7 @@ def _register_optional() -> None:
     """Commands of other modules, registered when present (evaluator, tournaments, viewer)."""
     import importlib
 
-    for module_name in ("arena.cli.extra",):
+    for module_name in ("arena.cli.extra", "arena.cli.evaluator"):
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:

@@ -11,6 +11,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+PROMPTS_DIR = Path(__file__).resolve().parent.parent.parent / "prompts"
 
 ROLE_WORDS_EN = {
     "seer": "seer", "prophet": "seer", "witch": "witch", "hunter": "hunter", "guard": "guard",
@@ -63,50 +69,126 @@ MENTION_PATTERNS = [
 ]
 
 
+@lru_cache(maxsize=1)
+def book_patterns() -> dict[str, list[re.Pattern[str]]]:
+    """The claim patterns of the bots' speech books (``prompts/<lang>/bot_speech.yaml``), all languages.
+
+    The books pair every speech template with the patterns that read it back, so using them keeps
+    the evaluator in step with what ``bot:heuristic`` says. Missing or unreadable books add nothing.
+    """
+    out: dict[str, list[re.Pattern[str]]] = {}
+    for path in sorted(PROMPTS_DIR.glob("*/bot_speech.yaml")):
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError):
+            continue
+        for key, regexes in (data.get("patterns") or {}).items():
+            for rx in regexes or []:
+                try:
+                    out.setdefault(key, []).append(re.compile(rx, re.I))
+                except re.error:
+                    continue
+    return out
+
+
+BOOK_ROLE_KEYS = {"seer_claim": "seer", "witch_claim": "witch", "hunter_claim": "hunter", "guard_claim": "guard",
+                  "idiot_claim": "idiot", "villager_claim": "villager"}
+
+
 @dataclass
 class Claims:
     roles: list[str] = field(default_factory=list)
-    checks: list[tuple[int, str]] = field(default_factory=list)  # (seat, "wolf" | "good")
+    #: (seat, "wolf" | "good") said with a checking word ("checked", 查杀, 金水): a seer's report.
+    checks: list[tuple[int, str]] = field(default_factory=list)
+    #: "5 is a wolf" with no checking word: a check only from someone who claims seer.
+    loose_checks: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not self.roles and not self.checks
+        return not self.roles and not self.checks and not self.loose_checks
+
+    def checks_given(self, seer_claimed_before: bool) -> list[tuple[int, str]]:
+        """The check claims of this speech, given whether the speaker claimed seer earlier."""
+        if seer_claimed_before or "seer" in self.roles:
+            return self.checks + [c for c in self.loose_checks if c not in self.checks]
+        return list(self.checks)
 
 
 def _result(word: str) -> str | None:
     return RESULT_WORDS.get(word.lower()) or RESULT_WORDS.get(word)
 
 
+def _cjk_only(pattern: re.Pattern[str]) -> bool:
+    """True when a pattern needs non-ASCII text to match (a Chinese pattern), so ASCII text can skip it."""
+    src = re.sub(r"\\.", "", pattern.pattern)  # drop escapes such as \d, \b
+    return any(ord(ch) > 127 for ch in src) and not re.search(r"[A-Za-z]", src)
+
+
+def _for_text(patterns: list[re.Pattern[str]], ascii_text: bool) -> list[re.Pattern[str]]:
+    return [p for p in patterns if not (ascii_text and _cjk_only(p))]
+
+
+@lru_cache(maxsize=None)
+def _pattern_sets(ascii_text: bool) -> dict[str, list[re.Pattern[str]]]:
+    """Every pattern list, without the Chinese-only patterns when the text is ASCII (most English speeches)."""
+    book = book_patterns()
+    sets = {
+        "roles": _for_text(ROLE_CLAIM_PATTERNS, ascii_text),
+        "checks": _for_text(CHECK_PATTERNS_EN + CHECK_PATTERNS_ZH[:1] + CHECK_PATTERNS_ZH[2:], ascii_text),
+        "checks_rev": _for_text(CHECK_PATTERNS_ZH[1:2], ascii_text),
+    }
+    for key in list(BOOK_ROLE_KEYS) + ["check_wolf", "check_good"]:
+        sets["book:" + key] = _for_text(book.get(key, []), ascii_text)
+    return sets
+
+
+@lru_cache(maxsize=65536)  # bots repeat their speeches verbatim; treat the result as read-only
 def parse_claims(text: str | None, players: int = 99) -> Claims:
     """Role and check claims in one speech, in order of appearance, without repeats."""
     out = Claims()
     if not text:
         return out
+    pats = _pattern_sets(text.isascii())
     found_roles: list[tuple[int, str]] = []
-    for pattern in ROLE_CLAIM_PATTERNS:
+    for pattern in pats["roles"]:
         for m in pattern.finditer(text):
             word = m.group(1)
             role = ROLE_WORDS_EN.get(word.lower()) or ROLE_WORDS_ZH.get(word)
             if role:
                 found_roles.append((m.start(), role))
+    for key, role in BOOK_ROLE_KEYS.items():
+        for pattern in pats["book:" + key]:
+            m = pattern.search(text)
+            if m:
+                found_roles.append((m.start(), role))
     for _, role in sorted(found_roles):
         if role not in out.roles:
             out.roles.append(role)
     found_checks: list[tuple[int, int, str]] = []
-    for pattern in CHECK_PATTERNS_EN + CHECK_PATTERNS_ZH[:1] + CHECK_PATTERNS_ZH[2:]:
+    for pattern in pats["checks"]:
         for m in pattern.finditer(text):
             seat, word = int(m.group(1)), m.group(2)
             result = _result(word)
             if result and 1 <= seat <= players:
                 found_checks.append((m.start(), seat, result))
-    for m in CHECK_PATTERNS_ZH[1].finditer(text):
-        word, seat = m.group(1), int(m.group(2))
-        result = _result(word)
-        if result and 1 <= seat <= players:
-            found_checks.append((m.start(), seat, result))
+    for pattern in pats["checks_rev"]:
+        for m in pattern.finditer(text):
+            word, seat = m.group(1), int(m.group(2))
+            result = _result(word)
+            if result and 1 <= seat <= players:
+                found_checks.append((m.start(), seat, result))
     for _, seat, result in sorted(found_checks):
         if (seat, result) not in out.checks:
             out.checks.append((seat, result))
+    loose: list[tuple[int, int, str]] = []
+    for key, result in (("check_wolf", "wolf"), ("check_good", "good")):
+        for pattern in pats["book:" + key]:
+            for m in pattern.finditer(text):
+                if m.groups() and m.group(1) and m.group(1).isdigit() and 1 <= int(m.group(1)) <= players:
+                    loose.append((m.start(), int(m.group(1)), result))
+    for _, seat, result in sorted(loose):
+        if (seat, result) not in out.checks and (seat, result) not in out.loose_checks:
+            out.loose_checks.append((seat, result))
     return out
 
 

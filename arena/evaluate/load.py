@@ -8,6 +8,7 @@ checks only what it relies on: the header's schema name and version, and the lin
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -51,7 +52,28 @@ def _check_header(path: str, data: Any) -> None:
         )
 
 
-def load_game(path: str | Path, *, strict: bool = False) -> RawGame:
+# Fast paths for bot-sized workloads: most lines of a bot game are events the scorer ignores and
+# decisions with nothing but a seat in them. Both are recognised from the raw bytes, so they are
+# never turned into Python objects; anything the patterns do not recognise is parsed in full.
+_EVENT_TYPE = re.compile(rb'^\{"type":"event","seq":\d+,"event":\{"phase":"[^"]*","visibility":\{[^{}]*\},"type":"([a-z_]+)"')
+_DECISION_HEAD = re.compile(rb'^\{"type":"decision","id":\d+,"seat":(\d+),"kind":"([a-z_]+)"')
+_PLAIN_DECISION_TAIL = re.compile(  # matched from the position of '"refused":false,'
+    rb'"refused":false,"error":null,"defaulted":false,"visibility":\{[^{}]*\},"agent":(?:"[^"]*"|null),'
+    rb'"attempts":\[\],"prompt":null,"raw_reply":null,"reasoning":null,"notes":null,"beliefs":null,'
+    rb'"memory":null,"usage":null,"latency_ms":null\}$'
+)
+_PLAIN_END = b'"usage":null,"latency_ms":null}'
+
+
+def load_game(path: str | Path, *, strict: bool = False, event_types: frozenset[str] | None = None,
+              full_decision_kinds: frozenset[str] | None = None) -> RawGame:
+    """Read one transcript.
+
+    ``event_types``: keep only events of these types (None keeps all). ``full_decision_kinds``:
+    decisions of other kinds that carry nothing beyond seat and kind (no error, reasoning, beliefs,
+    usage or latency) come back as ``{"type": "decision", "seat": s, "plain": True}``, one shared
+    read-only dict per seat (None parses every decision in full).
+    """
     path = str(path)
     if strict:
         read_transcript(path)  # raises TranscriptError naming the first invalid line
@@ -64,10 +86,34 @@ def load_game(path: str | Path, *, strict: bool = False) -> RawGame:
     ends_clean = blob.endswith(b"\n")
     if ends_clean:
         raw_lines.pop()
+    keep_events = None if event_types is None else {t.encode() for t in event_types}
+    full_kinds = None if full_decision_kinds is None else {k.encode() for k in full_decision_kinds}
+    plain: dict[int, dict[str, Any]] = {}
     game: RawGame | None = None
+    lines: list[dict[str, Any]] = []
     last = len(raw_lines)
+    event_match, head_match, tail_match = _EVENT_TYPE.match, _DECISION_HEAD.match, _PLAIN_DECISION_TAIL.match
     for number, raw in enumerate(raw_lines, start=1):
-        if not raw.strip():
+        if not raw:
+            continue
+        if number != 1 and number != last:
+            if raw.startswith(b'{"type":"decision"'):
+                if full_kinds is not None and raw.endswith(_PLAIN_END):
+                    m = head_match(raw)
+                    if m is not None and m.group(2) not in full_kinds:
+                        at = raw.rfind(b'"refused":false,')
+                        if at > 0 and tail_match(raw, at) is not None:
+                            seat = int(m.group(1))
+                            entry = plain.get(seat)
+                            if entry is None:
+                                entry = plain[seat] = {"type": "decision", "seat": seat, "plain": True}
+                            lines.append(entry)
+                            continue
+            elif keep_events is not None:
+                m = event_match(raw)
+                if m is not None and m.group(1) not in keep_events:
+                    continue
+        elif not raw.strip():
             continue
         try:
             data = _loads(raw)
@@ -79,11 +125,11 @@ def load_game(path: str | Path, *, strict: bool = False) -> RawGame:
             raise TranscriptError(f"{path}:{number}: not JSON") from None
         if game is None:
             _check_header(path, data)
-            game = RawGame(path=path, header=data)
+            game = RawGame(path=path, header=data, lines=lines)
             continue
         kind = data.get("type")
         if kind == "event" or kind == "decision":
-            game.lines.append(data)
+            lines.append(data)
         elif kind == "result":
             game.result = data
         else:

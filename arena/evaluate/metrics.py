@@ -26,6 +26,15 @@ from arena.types import is_wolf_card
 
 ALL = "all"
 
+#: The event types the scorer reads; others are skipped unparsed by the loader.
+SCORED_EVENTS = frozenset({
+    "ballot_cast", "vote_result", "exile_result", "player_died", "speech", "speech_order", "sheriff_elected",
+    "badge_moved", "seer_result", "wolf_knife_vote", "wolf_knife", "guard_protected", "witch_saved",
+    "witch_poisoned", "hunter_shot",
+})
+#: Decision kinds whose legal set the scorer needs even when nothing else is recorded.
+LEGAL_SET_KINDS = frozenset({"vote", "pk_vote", "seer_check", "guard"})
+
 
 # --- the catalogue ------------------------------------------------------------------------------
 
@@ -186,6 +195,10 @@ class Availability(BaseModel):
     sheriff_days: int = 0
     self_play_games: int = 0
 
+    @classmethod
+    def from_counts(cls, counts: "Counts") -> "Availability":
+        return cls(**{name: getattr(counts, name) for name in cls.model_fields})
+
     def has(self, need: str) -> bool:
         return {
             "beliefs": self.belief_reports > 0,
@@ -197,6 +210,25 @@ class Availability(BaseModel):
             "sheriff": self.sheriff_days > 0,
             "self_play": self.self_play_games > 0,
         }.get(need, True)
+
+
+@dataclass
+class Counts:
+    """Availability's counters while scoring (a pydantic model's __setattr__ is too slow per line)."""
+
+    games: int = 0
+    incomplete: int = 0
+    abandoned: int = 0
+    decisions: int = 0
+    belief_reports: int = 0
+    speeches_with_text: int = 0
+    speeches_with_claims: int = 0
+    decisions_with_reasoning: int = 0
+    decisions_with_usage: int = 0
+    decisions_with_cost: int = 0
+    decisions_with_latency: int = 0
+    sheriff_days: int = 0
+    self_play_games: int = 0
 
 
 class BalanceReport(BaseModel):
@@ -258,7 +290,7 @@ class Accumulator:
     rates: dict[tuple[str, str, str], _Rate] = field(default_factory=lambda: defaultdict(_Rate))
     means: dict[tuple[str, str, str], _Mean] = field(default_factory=lambda: defaultdict(_Mean))
     aucs: dict[tuple[str, str, str], _Auc] = field(default_factory=lambda: defaultdict(_Auc))
-    avail: Availability = field(default_factory=Availability)
+    avail: Counts = field(default_factory=Counts)
     records: list[GameRecord] = field(default_factory=list)
     # win_rate's chance needs every board's side rate: keep the exposure per board.
     board_outcomes: dict[str, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0.0, 0]))
@@ -396,7 +428,7 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
     sheriff_speech_pos: dict[int, int] = {}
     sheriff_of_day: dict[int, int] = {}
     knife: dict[int, int | None] = {}
-    guard_of: dict[int, tuple[int, int | None]] = {}
+    guard_of: dict[int, tuple[int, int | None, list[int]]] = {}  # night -> (guard, target, legal targets)
     save_of: dict[int, tuple[int, int]] = {}
     wolf_deaths: set[tuple[int, int]] = set()  # (night, seat) killed with a wolf cause
     seer_claimed: set[int] = set()
@@ -406,13 +438,18 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
     seat_has_usage: set[int] = set()
     seat_has_cost: set[int] = set()
     first_discussion_done: set[int] = set()
+    plain_decisions: dict[int, int] = defaultdict(int)
+    n_decisions = 0
 
     for pos, line in enumerate(game.lines):
         if line["type"] == "decision":
             s = line["seat"]
+            if "plain" in line:  # valid first time, nothing private recorded (see load.load_game)
+                plain_decisions[s] += 1
+                continue
             a = agent_of.get(s, "?")
             kind = line["kind"]
-            avail.decisions += 1
+            n_decisions += 1
             attempts = line.get("attempts") or []
             invalid = bool(line.get("refused")) or any(at.get("error") for at in attempts if isinstance(at, dict))
             acc.rate("invalid_answers", a, 1.0 if invalid else 0.0, 0.0)
@@ -471,6 +508,8 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
                 day = _day(phase)
                 if ballot == "exile":
                     first_exile_round.setdefault(day, []).append((voter, target))
+                    if day not in sheriff_of_day and sheriff is not None:
+                        sheriff_of_day[day] = sheriff  # the badge holder when the day's vote opens
                 if not wolf.get(voter, False):
                     a = agent_of.get(voter, "?")
                     opts = vote_opts.get(voter) or [x for x in alive if x != voter]
@@ -499,6 +538,7 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
                     acc.rate("exile_avoidance", agent_of.get(w, "?"), 0.0 if w == target else 1.0, 1.0 - 1.0 / n_alive)
                 if not wolf.get(target, False) and last_round:
                     _steering(acc, last_round, target, wolf, agent_of)
+            last_round = []  # a later exile (another day) must not be judged on these ballots
         elif t == "player_died":
             seat = ev["seat"]
             alive.discard(seat)
@@ -511,17 +551,18 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
             day = _day(phase)
             if text.strip() and text.strip().lower() != "pass":
                 avail.speeches_with_text += 1
-            c = parse_claims(text, n_players)
-            if not c.empty:
-                avail.speeches_with_claims += 1
-                claims_log.append((pos, s, day, c.roles, c.checks))
+            c = parse_claims(text, n_players) if len(text) > 6 else None  # "pass", "过。": nothing to read
+            if c is not None and not c.empty:
+                checks = c.checks_given(s in seer_claimed)
                 if "seer" in c.roles:
                     seer_claimed.add(s)
+                if c.roles or checks:
+                    avail.speeches_with_claims += 1
+                    claims_log.append((pos, s, day, c.roles, checks))
             if kind in ("discussion", "pk"):
                 speeches.append((pos, s, day, kind))
                 if sheriff is not None and s == sheriff and kind == "discussion":
-                    sheriff_speech_pos[day] = pos
-                    sheriff_of_day[day] = s
+                    sheriff_speech_pos[day] = pos  # the summing-up (the sheriff speaks last)
         elif t == "speech_order":
             if ev.get("context") in ("sheriff", "last_death", "seat_one"):  # the day's discussion order
                 day = _day(phase)
@@ -550,7 +591,8 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
         elif t == "wolf_knife":
             knife[_day(phase)] = ev.get("target")
         elif t == "guard_protected":
-            guard_of[_day(phase)] = (ev["seat"], ev.get("target"))
+            g = ev["seat"]
+            guard_of[_day(phase)] = (g, ev.get("target"), last_legal.get((g, "guard")) or seats)
         elif t == "witch_saved":
             save_of[_day(phase)] = (ev["seat"], ev["target"])
         elif t == "witch_poisoned":
@@ -566,12 +608,20 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
             acc.rate("hunter_shot_accuracy", agent_of.get(s, "?"), 1.0 if wolf.get(target, False) else 0.0,
                      n_w / len(others) if others else None)
 
+    # Valid, plain decisions in bulk: one accumulator update per seat instead of one per line.
+    for s, count in plain_decisions.items():
+        a = agent_of.get(s, "?")
+        for metric in ("invalid_answers", "fallback_rate"):
+            r = acc.rates[(metric, a, ALL)]
+            r.n += count
+            r.chance_n += count
+    avail.decisions += n_decisions + sum(plain_decisions.values())
+
     # ---- night outcomes ------------------------------------------------------------------------
-    for night, (g_seat, g_target) in sorted(guard_of.items()):
+    for night, (g_seat, g_target, opts) in sorted(guard_of.items()):
         k_target = knife.get(night)
         if k_target is None:
             continue
-        opts = last_legal.get((g_seat, "guard")) or seats
         saved = save_of.get(night)
         blocked = g_target == k_target and not (saved and saved[1] == k_target) and (night, k_target) not in wolf_deaths
         acc.rate("guard_success", agent_of.get(g_seat, "?"), 1.0 if blocked else 0.0,
@@ -581,7 +631,7 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
         acc.rate("witch_save_precision", agent_of.get(w_seat, "?"), 1.0 if good_kept else 0.0)
         guard = guard_of.get(night)
         if guard is not None:
-            g_opts = last_legal.get((guard[0], "guard")) or seats
+            g_opts = guard[2]
             accident = 1.0 if guard[1] == w_target else 0.0
             chance = 1.0 / len(g_opts) if w_target in g_opts else 0.0
             acc.rate("same_guard_save", agent_of.get(w_seat, "?"), accident, chance, group="as witch")
@@ -599,10 +649,15 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
     for day, seat, n_alive in exiles:
         exiled_by_day[day].add(seat)
         alive_at_exile[day] = n_alive
-    for pos, s, day, claimed_roles, checks in claims_log:
+    said: set[tuple[int, Any, str]] = set()  # speeches repeat claims: each counts once per game
+    for pos, s, day, claimed_roles, all_checks in claims_log:
         a = agent_of.get(s, "?")
         side = "wolf" if wolf[s] else "good"
-        for role in claimed_roles:
+        new_roles = [r for r in claimed_roles if (s, r, "role") not in said]
+        checks = [(t, c) for t, c in all_checks if (s, t, c) not in said]
+        said.update((s, r, "role") for r in new_roles)
+        said.update((s, t, c) for t, c in checks)
+        for role in new_roles:
             true = 1.0 if role == roles[s] else 0.0
             chance = deck_count.get(role, 0) / n_players
             acc.rate("claim_truth", a, true, chance, group=f"side:{side}")
@@ -754,7 +809,9 @@ def _belief_metrics(acc: Accumulator, reports: list[_Report], claims_log: list, 
 
     # Sheriff's pull beyond prior intent.
     for day, pos in sorted(sheriff_speech_pos.items()):
-        sh = sheriff_of_day[day]
+        sh = sheriff_of_day.get(day)
+        if sh is None:
+            continue
         ballots = first_exile_round.get(day, [])
         sheriff_vote = next((t for v, t in ballots if v == sh), None)
         if sheriff_vote is None:
@@ -864,9 +921,10 @@ def finish_metrics(acc: Accumulator) -> list[MetricResult]:
             is_good = row.group == "side:good" or (row.group.startswith("role:") and not is_wolf_card(row.group[5:]))
             row.chance = sum(n * (board_rate[b] if is_good else 1 - board_rate[b]) for b, n in exposure.items()) / total
     out = []
+    avail = Availability.from_counts(acc.avail)
     for m in CATALOGUE:
         mrows = sorted(rows.get(m.id, []), key=lambda r: (_group_key(r.group), r.agent))
-        if m.needs and not acc.avail.has(m.needs) and not mrows:
+        if m.needs and not avail.has(m.needs) and not mrows:
             status, needs = "needs", NEEDS[m.needs]
         elif not mrows or all(r.n == 0 for r in mrows):
             status, needs = "empty", None

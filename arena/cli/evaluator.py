@@ -1,0 +1,15 @@
+"""Registers the evaluator and tournament commands; ``arena.cli.main`` calls :func:`register`.
+
+Each command lives in its own module (score, tournament, merge, fork) as a thin layer over a
+library function that tests call directly.
+"""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    from arena.cli import score
+
+    app.command("score")(score.score_command)
