@@ -331,6 +331,23 @@ def test_R62_alternate_sides_d1_side_alternates_per_game_on_lyingman_board():
     assert order[0] == 5 and order[-1] == 6
 
 
+def test_R62_sheriff_chooses_start_must_be_a_neighbour():
+    """R62: with speech_order=sheriff_chooses the first speaker must be a neighbour of the sheriff or of a
+    dead player; any other start is refused and the default (his ascending neighbour, ascending) is used."""
+    script = merge(knife(9), {6: {"D1.sheriff_run": True, "D1.speech_order_pick": {"start": 1, "direction": "descending"}}})
+    g = drive(game(rules={"speech_order": "sheriff_chooses"}), script, until="D1")
+    refused = [d.request.key for d in g.decisions if d.refused]
+    assert refused == ["D1.speech_order_pick"]
+    assert events(g, "speech_order", "D1")[0].order == [7, 8, 10, 11, 12, 1, 2, 3, 4, 5, 6]
+
+
+def test_R89_pk_speeches_in_ascending_seat_order():
+    """R89 (OQ30): the tied players give their PK speeches in ascending seat order."""
+    script = {1: {"D1.vote": 11}, 2: {"D1.vote": 11}, 4: {"D1.vote": 3}, 5: {"D1.vote": 3}}
+    g = drive(game(rules=NO_SHERIFF), script, until="D1")
+    assert [e.seat for e in events(g, "speech", "D1") if e.kind == "pk"] == [3, 11]
+
+
 def test_R64_speech_time_limits_passed_on():
     """R64: speech_seconds is presentation: each speech request carries its limit (sheriff / last speaker
     longer under the tiered and 004 §C values), none without limits."""
