@@ -10,6 +10,8 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from arena.cli import score
+    from arena.cli import score, tournament
 
     app.command("score")(score.score_command)
+    app.command("tournament")(tournament.tournament_command)
+    app.command("merge")(tournament.merge_command)

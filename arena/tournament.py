@@ -1,0 +1,511 @@
+"""Tournaments: a YAML config, a balanced deterministic schedule, concurrent games, an index that
+makes ``--resume`` exact, deterministic shards and a merge.
+
+Layout of an output folder::
+
+    OUT/tournament.json   the config and the schedule's fingerprint (resume refuses a changed config)
+    OUT/index.jsonl       one line per state change of a game: scheduled, started, done, failed
+    OUT/games/ID.jsonl    one transcript per finished game
+    OUT/games/ID.jsonl.part  a game being played (renamed when complete, deleted by --resume)
+
+A transcript is written under ``.part`` and renamed only after its result line, so a finished file
+is always complete; whatever a crash leaves behind is a ``.part`` that resume discards and replays.
+
+Schedules (``seating``):
+
+* ``sides``: for every deal and every ordered pair (X, Y) of roster entries, X holds every good seat
+  and Y every wolf seat; the pair (Y, X) on the same seed and deal is its mirror. Paired comparisons
+  on identical deals; every entry plays every role exactly as often as the deck deals it.
+* ``mixed``: blocks of k games per deal (k = roster size); in game j of a block seat s plays for entry
+  (s - 1 + j) mod k, so across a block every seat, and so every card of that deal, is played once by
+  every entry (k = 2: the mirror swaps every seat).
+* ``self``: every entry fills the whole table alone, on every deal (the board's own side balance).
+
+This module never imports ``agents``: the caller passes an agent factory (``agents.registry:make_agent``
+from the CLI), named by import path so that worker processes can rebuild it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import json
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Literal, Sequence
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from arena.config import ConfigError
+
+DEFAULT_FACTORY = "agents.registry:make_agent"
+
+
+class TournamentError(ConfigError):
+    """A tournament config or output folder is wrong; the message says what (the CLI prints it)."""
+
+
+# --- config -------------------------------------------------------------------------------------
+
+
+class RosterEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: str = Field(min_length=1)
+    agent: str = Field(min_length=1, description="agent spec, e.g. bot:heuristic or openai:gpt-4o-mini")
+    options: dict[str, Any] = Field(default_factory=dict, description="passed to the agent factory")
+
+
+class BoardEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    preset: str
+    rules: dict[str, Any] = Field(default_factory=dict, description="switch overrides on top of the preset")
+
+
+class TournamentConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = "tournament"
+    roster: list[RosterEntry] = Field(min_length=1)
+    boards: list[BoardEntry] = Field(min_length=1)
+    deals: int = Field(10, ge=1, description="seeds per board; each deal is played by a whole block of games")
+    seed: int = 0
+    seating: Literal["sides", "mixed", "self"] = "sides"
+    include_self_play: bool = Field(False, description="add self-play games (seating 'self') on every deal")
+    lang: str = "en"
+    out: str = "tournaments/out"
+    concurrency: int = Field(4, ge=1)
+
+    @field_validator("roster")
+    @classmethod
+    def _unique_labels(cls, roster: list[RosterEntry]) -> list[RosterEntry]:
+        labels = [r.label for r in roster]
+        dupes = sorted({x for x in labels if labels.count(x) > 1})
+        if dupes:
+            raise ValueError(f"roster labels must be unique; repeated: {', '.join(dupes)}")
+        return roster
+
+
+def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except OSError as exc:
+        raise TournamentError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except yaml.YAMLError as exc:
+        raise TournamentError(f"{path}: not valid YAML ({exc})") from None
+    if not isinstance(raw, dict):
+        raise TournamentError(f"{path}: expected a mapping at the top level")
+    raw.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return TournamentConfig(**raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err.get("loc", ()))
+        raise TournamentError(f"{path}: {where}: {err.get('msg')}") from None
+
+
+# --- schedule -----------------------------------------------------------------------------------
+
+
+class ScheduledGame(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    index: int
+    game_id: str
+    preset: str
+    rules: dict[str, Any]
+    seed: int
+    game_index: int = Field(description="the deal's number, for switches that alternate per game")
+    deal: list[str] | None = None
+    specs: list[str]
+    labels: list[str]
+    options: list[dict[str, Any]]
+    group: str = Field(description="games on the same seed and deal share a group (mirrors, rotations)")
+    variant: str
+
+
+def _deal_of(preset: str, rules: dict[str, Any], seed: int, game_index: int) -> list[str]:
+    """The cards the engine deals for this seed (the engine is pure: building a game plays nothing)."""
+    from arena.engine import Game, GameSetup
+
+    game = Game(GameSetup(preset=preset, seed=seed, rules=dict(rules), game_index=game_index))
+    return [game.state.players[s].card.value for s in sorted(game.state.players)]
+
+
+def build_schedule(cfg: TournamentConfig) -> list[ScheduledGame]:
+    """The whole schedule, deterministic in the config (shards and resume depend on that)."""
+    from arena.types import is_wolf_card
+
+    roster = list(cfg.roster)
+    games: list[ScheduledGame] = []
+
+    def add(board: BoardEntry, b: int, d: int, seed: int, deal: list[str], entries: list[RosterEntry], variant: str):
+        games.append(ScheduledGame(
+            index=len(games), game_id=f"{cfg.name}-b{b}-d{d:04d}-{variant}", preset=board.preset,
+            rules=dict(board.rules), seed=seed, game_index=d, deal=deal, specs=[e.agent for e in entries],
+            labels=[e.label for e in entries], options=[dict(e.options) for e in entries],
+            group=f"{cfg.name}-b{b}-d{d:04d}", variant=variant))
+
+    for b, board in enumerate(cfg.boards):
+        for d in range(cfg.deals):
+            seed = cfg.seed + d
+            deal = _deal_of(board.preset, board.rules, seed, d)
+            n = len(deal)
+            if cfg.seating == "sides" and len(roster) > 1:
+                for x in roster:
+                    for y in roster:
+                        if x.label == y.label:
+                            continue
+                        entries = [y if is_wolf_card(card) else x for card in deal]
+                        add(board, b, d, seed, deal, entries, f"{x.label}-v-{y.label}")
+            elif cfg.seating == "mixed" and len(roster) > 1:
+                k = len(roster)
+                for j in range(k):
+                    entries = [roster[(s + j) % k] for s in range(n)]
+                    add(board, b, d, seed, deal, entries, f"rot{j}")
+            if cfg.seating == "self" or cfg.include_self_play or len(roster) == 1:
+                for x in roster:
+                    add(board, b, d, seed, deal, [x] * n, f"self-{x.label}")
+    return games
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``I/N`` (1-based) -> (I, N)."""
+    if not text:
+        return None
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise TournamentError(f"--shard must look like I/N (e.g. 2/4), got {text!r}") from None
+    if not 1 <= i <= n:
+        raise TournamentError(f"--shard {text}: need 1 <= I <= N")
+    return i, n
+
+
+def shard_of(schedule: Sequence[ScheduledGame], shard: tuple[int, int] | None) -> list[ScheduledGame]:
+    """Deterministic split: game k goes to shard (k mod N) + 1, so shards interleave blocks evenly."""
+    if shard is None:
+        return list(schedule)
+    i, n = shard
+    return [g for g in schedule if g.index % n == i - 1]
+
+
+def fingerprint(cfg: TournamentConfig, schedule: Sequence[ScheduledGame]) -> str:
+    blob = json.dumps([g.model_dump(mode="json") for g in schedule], sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+# --- index --------------------------------------------------------------------------------------
+
+
+class IndexEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    game_id: str
+    status: Literal["scheduled", "started", "done", "failed"]
+    time: float
+    winner: str | None = None
+    error: str | None = None
+    seconds: float | None = None
+    tokens: float | None = None
+    cost: float | None = None
+
+
+class Index:
+    """The append-only state log of every scheduled game. The last line of a game wins."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.state: dict[str, IndexEntry] = {}
+        self.done_count: dict[str, int] = {}
+        if path.exists():
+            for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    entry = IndexEntry.model_validate_json(raw)
+                except ValidationError:
+                    continue  # a line torn by a kill: the state it meant to record is redone
+                self.state[entry.game_id] = entry
+                if entry.status == "done":
+                    self.done_count[entry.game_id] = self.done_count.get(entry.game_id, 0) + 1
+
+    def write(self, entry: IndexEntry) -> None:
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(entry.model_dump_json(exclude_none=True) + "\n")
+            fh.flush()  # survives a killed process; no fsync: a power cut only costs a replayed game
+        self.state[entry.game_id] = entry
+        if entry.status == "done":
+            self.done_count[entry.game_id] = self.done_count.get(entry.game_id, 0) + 1
+
+
+def transcript_path(out: Path, game_id: str) -> Path:
+    return out / "games" / f"{game_id}.jsonl"
+
+
+def transcript_complete(path: Path) -> tuple[bool, str | None]:
+    """(complete and not abandoned, winner) for a transcript on disk."""
+    from arena.evaluate.load import load_game
+    from arena.transcript import TranscriptError
+
+    try:
+        game = load_game(path, event_types=frozenset(), full_decision_kinds=frozenset())
+    except TranscriptError:
+        return False, None
+    if game.result is None or game.result.get("abandoned"):
+        return False, None
+    return True, str(game.result.get("winner"))
+
+
+# --- playing ------------------------------------------------------------------------------------
+
+
+def resolve_factory(path: str) -> Callable[..., Any]:
+    module, _, attr = path.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise TournamentError(f"cannot load the agent factory {path!r}: {exc}") from None
+
+
+def _usage_totals(path: Path) -> tuple[float | None, float | None]:
+    blob = path.read_bytes()
+    if b'"usage":{' not in blob:
+        return None, None
+    from arena.evaluate.metrics import _cost, _tokens
+
+    tokens = cost = 0.0
+    for raw in blob.splitlines():
+        if raw.startswith(b'{"type":"decision"') and b'"usage":{' in raw:
+            usage = json.loads(raw).get("usage") or {}
+            tokens += _tokens(usage) or 0.0
+            cost += _cost(usage) or 0.0
+    return tokens, cost
+
+
+async def play_scheduled(game: ScheduledGame, out: Path, factory: Callable[..., Any], lang: str) -> tuple[str, float | None, float | None]:
+    """Play one game into ``ID.jsonl.part`` and rename it when complete. Returns (winner, tokens, cost)."""
+    from arena.engine import GameSetup
+    from arena.referee import run_game
+    from arena.transcript import TranscriptWriter
+
+    final = transcript_path(out, game.game_id)
+    part = final.with_name(final.name + ".part")
+    part.unlink(missing_ok=True)
+    setup = GameSetup(preset=game.preset, seed=game.seed, rules=dict(game.rules), game_index=game.game_index)
+    agents = [factory(spec, seat=i + 1, seed=game.seed, lang=lang, **game.options[i])
+              for i, spec in enumerate(game.specs)]
+    with TranscriptWriter(part) as writer:
+        result = await run_game(setup, agents, writer=writer, specs=game.specs, lang=lang, game_id=game.game_id,
+                                labels=game.labels)
+    os.replace(part, final)  # atomic: a transcript under its final name is always complete
+    tokens, cost = _usage_totals(final)
+    return result.winner, tokens, cost
+
+
+def _play_in_worker(game_json: str, out: str, factory_path: str, lang: str) -> tuple[str, float | None, float | None]:
+    game = ScheduledGame.model_validate_json(game_json)
+    return asyncio.run(play_scheduled(game, Path(out), resolve_factory(factory_path), lang))
+
+
+@dataclass
+class Progress:
+    total: int
+    done: int = 0
+    failed: int = 0
+    running: int = 0
+    skipped: int = 0
+    tokens: float = 0.0
+    cost: float = 0.0
+    started: float = field(default_factory=time.monotonic)
+    played: int = 0
+
+    def eta_seconds(self) -> float | None:
+        remaining = self.total - self.done - self.skipped
+        if self.played == 0 or remaining <= 0:
+            return None
+        return (time.monotonic() - self.started) / self.played * remaining
+
+
+class TournamentResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    out: str
+    scheduled: int
+    played: int
+    skipped: int = Field(description="already done before this run (resume)")
+    failed: list[str]
+    discarded_parts: int
+    seconds: float
+
+
+def prepare_out(cfg: TournamentConfig, out: Path, schedule: list[ScheduledGame], resume: bool,
+                shard: tuple[int, int] | None) -> Index:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "games").mkdir(exist_ok=True)
+    meta_path = out / "tournament.json"
+    meta = {"config": cfg.model_dump(mode="json"), "fingerprint": fingerprint(cfg, schedule),
+            "shard": list(shard) if shard else None, "games": len(schedule)}
+    if meta_path.exists():
+        old = json.loads(meta_path.read_text(encoding="utf-8"))
+        if old.get("fingerprint") != meta["fingerprint"] or old.get("shard") != meta["shard"]:
+            raise TournamentError(f"{out} holds a different tournament (config, schedule or shard changed); "
+                                  "use another --out or delete it")
+        if not resume:
+            index = Index(out / "index.jsonl")
+            if any(e.status != "scheduled" for e in index.state.values()):
+                raise TournamentError(f"{out} already holds games of this tournament; pass --resume to finish it")
+    else:
+        meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    index = Index(out / "index.jsonl")
+    for game in schedule:
+        if game.game_id not in index.state:
+            index.write(IndexEntry(game_id=game.game_id, status="scheduled", time=time.time()))
+    return index
+
+
+async def run_tournament(
+    cfg: TournamentConfig,
+    *,
+    out: Path | None = None,
+    resume: bool = False,
+    shard: tuple[int, int] | None = None,
+    concurrency: int | None = None,
+    executor: Literal["async", "process"] = "async",
+    factory_path: str = DEFAULT_FACTORY,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> TournamentResult:
+    """Play every unfinished game of (this shard of) the schedule."""
+    t0 = time.monotonic()
+    out = Path(out or cfg.out)
+    schedule = shard_of(build_schedule(cfg), shard)
+    index = prepare_out(cfg, out, schedule, resume, shard)
+    # Whatever a crash left half-written is discarded and replayed.
+    parts = list((out / "games").glob("*.jsonl.part"))
+    for part in parts:
+        part.unlink()
+    todo: list[ScheduledGame] = []
+    skipped = 0
+    for game in schedule:
+        path = transcript_path(out, game.game_id)
+        complete, winner = transcript_complete(path) if path.exists() else (False, None)
+        if complete:
+            if index.state.get(game.game_id) is None or index.state[game.game_id].status != "done":
+                # Killed between the rename and the index line: the file is the proof; record it.
+                index.write(IndexEntry(game_id=game.game_id, status="done", time=time.time(), winner=winner))
+            skipped += 1
+            continue
+        if path.exists():
+            path.unlink()  # should not happen (rename is atomic), but never trust a partial file
+        todo.append(game)
+
+    progress = Progress(total=len(schedule), skipped=skipped)
+    failed: list[str] = []
+    limit = concurrency or cfg.concurrency
+    semaphore = asyncio.Semaphore(limit)
+    factory = resolve_factory(factory_path)
+    pool = ProcessPoolExecutor(max_workers=limit) if executor == "process" else None
+    loop = asyncio.get_running_loop()
+
+    def report() -> None:
+        if on_progress is not None:
+            on_progress(progress)
+
+    async def one(game: ScheduledGame) -> None:
+        async with semaphore:
+            index.write(IndexEntry(game_id=game.game_id, status="started", time=time.time()))
+            progress.running += 1
+            report()
+            start = time.monotonic()
+            try:
+                if pool is not None:
+                    winner, tokens, cost = await loop.run_in_executor(
+                        pool, _play_in_worker, game.model_dump_json(), str(out), factory_path, cfg.lang)
+                else:
+                    winner, tokens, cost = await play_scheduled(game, out, factory, cfg.lang)
+            except (KeyboardInterrupt, asyncio.CancelledError):
+                raise
+            except Exception as exc:  # an engine or agent bug fails this game, not the tournament
+                failed.append(game.game_id)
+                progress.failed += 1
+                index.write(IndexEntry(game_id=game.game_id, status="failed", time=time.time(),
+                                       error=f"{type(exc).__name__}: {exc}"[:500]))
+            else:
+                progress.done += 1
+                progress.played += 1
+                progress.tokens += tokens or 0.0
+                progress.cost += cost or 0.0
+                index.write(IndexEntry(game_id=game.game_id, status="done", time=time.time(), winner=winner,
+                                       seconds=round(time.monotonic() - start, 3), tokens=tokens, cost=cost))
+            finally:
+                progress.running -= 1
+                report()
+
+    report()
+    try:
+        await asyncio.gather(*(one(g) for g in todo))
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    return TournamentResult(out=str(out), scheduled=len(schedule), played=progress.played, skipped=skipped,
+                            failed=failed, discarded_parts=len(parts), seconds=round(time.monotonic() - t0, 3))
+
+
+# --- merge --------------------------------------------------------------------------------------
+
+
+class MergeResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    out: str
+    games: int
+    duplicates: int
+    missing: list[str]
+
+
+def merge_outputs(sources: Sequence[Path], out: Path) -> MergeResult:
+    """Combine shard folders of one tournament: every finished transcript once, one index."""
+    import shutil
+
+    metas = []
+    for src in sources:
+        meta_path = Path(src) / "tournament.json"
+        if not meta_path.exists():
+            raise TournamentError(f"{src}: not a tournament output folder (no tournament.json)")
+        metas.append(json.loads(meta_path.read_text(encoding="utf-8")))
+    configs = {json.dumps(m["config"], sort_keys=True) for m in metas}
+    if len(configs) != 1:
+        raise TournamentError("the folders come from different tournament configs; refusing to merge")
+    cfg = TournamentConfig(**metas[0]["config"])
+    schedule = build_schedule(cfg)
+    (out / "games").mkdir(parents=True, exist_ok=True)
+    index = Index(out / "index.jsonl")
+    copied: set[str] = set(g for g, e in index.state.items() if e.status == "done")
+    duplicates = 0
+    for src in sources:
+        for path in sorted((Path(src) / "games").glob("*.jsonl")):
+            game_id = path.name[: -len(".jsonl")]
+            complete, winner = transcript_complete(path)
+            if not complete:
+                continue
+            target = transcript_path(out, game_id)
+            if game_id in copied or target.exists():
+                duplicates += 1
+                if target.exists() and target.read_bytes() != path.read_bytes():
+                    raise TournamentError(f"{game_id}: two different transcripts in the shards; refusing to merge")
+                continue
+            shutil.copyfile(path, target)
+            copied.add(game_id)
+            index.write(IndexEntry(game_id=game_id, status="done", time=time.time(), winner=winner))
+    meta = {"config": cfg.model_dump(mode="json"), "fingerprint": fingerprint(cfg, schedule), "shard": None,
+            "games": len(schedule), "merged_from": [str(s) for s in sources]}
+    (out / "tournament.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    missing = [g.game_id for g in schedule if g.game_id not in copied]
+    return MergeResult(out=str(out), games=len(copied), duplicates=duplicates, missing=missing)

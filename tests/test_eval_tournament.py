@@ -1,0 +1,138 @@
+"""Tournaments: balanced schedules, shards and merge, and resume after kills at random points."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from arena.tournament import (
+    Index,
+    TournamentConfig,
+    TournamentError,
+    build_schedule,
+    merge_outputs,
+    parse_shard,
+    run_tournament,
+    shard_of,
+)
+from arena.transcript import read_transcript
+from arena.types import is_wolf_card
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def config(out: Path, **kw) -> TournamentConfig:
+    base = dict(
+        name="t", roster=[{"label": "heuristic", "agent": "bot:heuristic"}, {"label": "random", "agent": "bot:random"}],
+        boards=[{"preset": "std-12-guard"}], deals=10, seed=7, seating="sides", out=str(out), concurrency=2,
+    )
+    base.update(kw)
+    return TournamentConfig(**base)
+
+
+def test_sides_schedule_mirrors_every_deal(tmp_path: Path) -> None:
+    schedule = build_schedule(config(tmp_path))
+    assert len(schedule) == 20 and len({g.game_id for g in schedule}) == 20
+    groups: dict[str, list] = {}
+    for g in schedule:
+        groups.setdefault(g.group, []).append(g)
+    for games in groups.values():
+        a, b = games
+        assert a.seed == b.seed and a.deal == b.deal
+        for seat, card in enumerate(a.deal):
+            # The mirror swaps the entries between the sides; the wolves are one entry, the village the other.
+            assert a.labels[seat] != b.labels[seat]
+            assert len({a.labels[s] for s, c in enumerate(a.deal) if is_wolf_card(c)}) == 1
+    # Every entry holds every card exactly as often as the deck deals it.
+    held: dict[str, Counter] = {}
+    for g in schedule:
+        for label, card in zip(g.labels, g.deal):
+            held.setdefault(label, Counter())[card] += 1
+    assert held["heuristic"] == held["random"]
+
+
+def test_mixed_schedule_rotates_every_seat(tmp_path: Path) -> None:
+    roster = [{"label": x, "agent": "bot:random"} for x in "abc"]
+    schedule = build_schedule(config(tmp_path, roster=roster, seating="mixed", deals=2))
+    assert len(schedule) == 6
+    for d in range(2):
+        block = [g for g in schedule if g.game_index == d]
+        for seat in range(12):
+            assert sorted(g.labels[seat] for g in block) == ["a", "b", "c"]
+    self_play = build_schedule(config(tmp_path, seating="self", deals=3))
+    assert len(self_play) == 6 and all(len(set(g.labels)) == 1 for g in self_play)
+
+
+def test_shards_split_the_schedule_exactly(tmp_path: Path) -> None:
+    schedule = build_schedule(config(tmp_path))
+    shards = [shard_of(schedule, (i, 3)) for i in (1, 2, 3)]
+    ids = [g.game_id for s in shards for g in s]
+    assert sorted(ids) == sorted(g.game_id for g in schedule) and len(ids) == len(set(ids))
+    assert parse_shard("2/3") == (2, 3)
+    with pytest.raises(TournamentError):
+        parse_shard("4/3")
+
+
+def test_shards_then_merge(tmp_path: Path) -> None:
+    cfg = config(tmp_path, deals=3)
+    for i in (1, 2):
+        result = asyncio.run(run_tournament(cfg, out=tmp_path / f"s{i}", shard=(i, 2)))
+        assert not result.failed
+    merged = merge_outputs([tmp_path / "s1", tmp_path / "s2"], tmp_path / "all")
+    assert merged.games == 6 and merged.missing == [] and merged.duplicates == 0
+    assert len(list((tmp_path / "all" / "games").glob("*.jsonl"))) == 6
+    again = merge_outputs([tmp_path / "s1", tmp_path / "s2"], tmp_path / "all")  # idempotent
+    assert again.games == 6 and again.duplicates == 6
+
+
+def test_refuses_to_mix_tournaments(tmp_path: Path) -> None:
+    asyncio.run(run_tournament(config(tmp_path, deals=1), out=tmp_path / "o"))
+    with pytest.raises(TournamentError, match="different tournament"):
+        asyncio.run(run_tournament(config(tmp_path, deals=2), out=tmp_path / "o", resume=True))
+    with pytest.raises(TournamentError, match="--resume"):
+        asyncio.run(run_tournament(config(tmp_path, deals=1), out=tmp_path / "o"))
+
+
+def test_killed_at_random_points_and_resumed(tmp_path: Path) -> None:
+    """The issue's acceptance test: 20 games, killed (SIGKILL and Ctrl-C) at random points, resumed."""
+    cfg_path = tmp_path / "t.yaml"
+    out = tmp_path / "out"
+    cfg_path.write_text(
+        "name: kill\nroster:\n  - {label: heuristic, agent: 'bot:heuristic'}\n  - {label: random, agent: 'bot:random'}\n"
+        f"boards:\n  - preset: std-12-guard\ndeals: 10\nseed: 3\nseating: sides\nout: {out}\nconcurrency: 2\n",
+        encoding="utf-8")
+    cmd = [sys.executable, "-m", "arena.cli.main", "tournament", str(cfg_path), "--resume", "--no-progress"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    rng = random.Random(2024)
+    kills = 0
+    for attempt in range(40):
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            proc.wait(timeout=rng.uniform(1.0, 3.5))
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGINT if attempt % 3 == 2 else signal.SIGKILL)
+            proc.wait()
+            kills += 1
+            continue
+        assert proc.returncode == 0, proc.stderr.read().decode()
+        break
+    else:
+        pytest.fail("the tournament never finished")
+    assert kills >= 1, "no kill landed: the test proved nothing"
+    games = sorted((out / "games").glob("*.jsonl"))
+    assert len(games) == 20
+    assert not list((out / "games").glob("*.part"))
+    for path in games:
+        t = read_transcript(path)
+        assert t.complete and not t.result.abandoned and not t.torn_tail
+    index = Index(out / "index.jsonl")
+    assert len(index.state) == 20 and all(e.status == "done" for e in index.state.values())
+    assert set(index.done_count.values()) == {1}, "a finished game was played twice"
