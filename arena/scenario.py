@@ -302,7 +302,9 @@ def collect(paths: list[str | Path]) -> list[Path]:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            files.extend(sorted(x for x in p.rglob("*") if x.suffix in (".json", ".yaml", ".yml")))
+            # pending/ holds scenarios for rules not implemented yet; name it explicitly to run them.
+            files.extend(sorted(x for x in p.rglob("*") if x.suffix in (".json", ".yaml", ".yml")
+                                and "pending" not in x.relative_to(p).parts))
         else:
             files.append(p)
     return files

@@ -321,7 +321,6 @@ def test_R61_day1_speech_rounds():
         assert len(d2) == 11
 
 
-@pytest.mark.xfail(strict=True, reason="engine discrepancy: D1 side does not alternate per game under 004 §B")
 def test_R62_alternate_sides_d1_side_alternates_per_game_on_lyingman_board():
     """R62 (OQ1): emulating 004 §B (lyingman_004b, whose campaign_start=alternate_per_game), odd-numbered
     games start D1 on the sheriff's ascending side and even-numbered games on the descending side."""

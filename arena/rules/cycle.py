@@ -51,7 +51,7 @@ def dawn(game: "Game", night: "night_rules.Night") -> "Flow":
     ended_early = False
     if game.election_due and game.state.badge == "unused":
         ended_early = yield from run_election(game, night.alive_at_start)
-    game.emit(DeathsAnnounced(phase=game.state.phase, seats=[d.seat for d in ordered], death_phase=night.phase))
+    deaths.announce_deaths(game, [d.seat for d in ordered], night.phase)
     chain = deaths.Chain(departed=list(ordered), night_count=len(ordered))
     try:
         yield from deaths.consequences(game, chain)
@@ -121,6 +121,6 @@ def exile(game: "Game", seat: int) -> "Flow":
     game.emit(ExileResult(phase=state.phase, seat=seat, reason="exiled"))
     departed = deaths.process_batch(game, [(seat, Cause.EXILE)], state.phase)
     departed.sort(key=lambda d: (d.seat != seat, d.seat))  # the exiled first, then a lover (OQ12)
-    game.emit(DeathsAnnounced(phase=state.phase, seats=[d.seat for d in departed], death_phase=state.phase))
+    deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
     deaths.finish_if_won(game)
     yield from deaths.consequences(game, deaths.Chain(departed=departed))

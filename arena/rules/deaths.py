@@ -77,13 +77,21 @@ def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> li
     return departed
 
 
+def announce_deaths(game: "Game", seats: list[int], death_phase: str) -> None:
+    """Tell the table who is out (R37); with ``reveal_role_on_death`` their cards turn face up."""
+    game.emit(DeathsAnnounced(phase=game.state.phase, seats=list(seats), death_phase=death_phase))
+    if game.sw.reveal_role_on_death:
+        for seat in seats:
+            game.emit(RoleRevealed(phase=game.state.phase, seat=seat, role=game.state.card(seat), reason="death"))
+
+
 def finish_if_won(game: "Game", announce: list[int] | None = None, death_phase: str | None = None) -> None:
     """End the game if the last batch produced a result, announcing the deaths first."""
     result = game.pending_result
     if result is None:
         return
     if announce:
-        game.emit(DeathsAnnounced(phase=game.state.phase, seats=announce, death_phase=death_phase or game.state.phase))
+        announce_deaths(game, announce, death_phase or game.state.phase)
     game.end(*result)
 
 
@@ -142,7 +150,7 @@ def death_skills(game: "Game", chain: Chain, start: int = 0) -> "Flow":
         for s in shot:
             s.shooter = d.seat
         announced = [s.seat for s in shot]
-        game.emit(DeathsAnnounced(phase=game.state.phase, seats=announced, death_phase=d.phase))
+        announce_deaths(game, announced, d.phase)
         finish_if_won(game)
         chain.departed.extend(shot)
 

@@ -138,5 +138,10 @@ def night_batches(night: Night) -> tuple[list[tuple[int, Cause]], list[tuple[int
         batch_k.append((caught, Cause.LITTLE_GIRL))  # R153: unsavable, in batch K
     batch_p: list[tuple[int, Cause]] = []
     if night.poisoned is not None:
-        batch_p.append((night.poisoned, Cause.POISON))
+        if night.poisoned == victim:
+            # Knifed and poisoned: one death in batch K that carries both causes, so rules that
+            # test "died by poison" (the hunter, the elder) still see the poison (OQ3).
+            batch_k.append((victim, Cause.POISON))
+        else:
+            batch_p.append((night.poisoned, Cause.POISON))
     return batch_k, batch_p

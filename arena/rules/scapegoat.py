@@ -41,7 +41,7 @@ def die_for_tie(game: "Game", goat: int, tied: list[int]) -> "Flow":
             game.emit(RoleRevealed(phase=state.phase, seat=seat, role=state.card(seat), reason="scapegoat_tie"))
     departed = deaths.process_batch(game, [(goat, Cause.SCAPEGOAT)], state.phase)
     departed.sort(key=lambda d: (d.seat != goat, d.seat))
-    game.emit(DeathsAnnounced(phase=state.phase, seats=[d.seat for d in departed], death_phase=state.phase))
+    deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
     deaths.finish_if_won(game)
     living = tuple(state.alive_seats())
     chosen = yield from game.ask(goat, Kind.SCAPEGOAT_BAN,

@@ -78,7 +78,8 @@ def election(game: "Game", participants: list[int]) -> "Flow":
         pk_voters = non_candidates + [s for s in remaining if s not in top]
     else:
         pk_voters = voters
-    pk_voters = sorted(s for s in pk_voters if s not in platform)
+    # `all` keeps the first round's voters, tied candidates included (R57); self-votes are refused.
+    pk_voters = sorted(pk_voters)
     if not pk_voters:
         return _second_tie(game)
     _, top = yield from vote.cast(game, "sheriff_pk", pk_voters, platform, 2)

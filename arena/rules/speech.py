@@ -70,8 +70,11 @@ def discussion_order(game: "Game") -> "Flow":
                 {"start": default_start, "direction": "ascending"})
             start, direction = choice["start"], choice["direction"]
         else:
-            # Switch hands each day (换手): D1 from the ascending side, D2 descending... (OQ1)
-            direction = "ascending" if day % 2 == 1 else "descending"
+            # Switch hands each day (换手): D1 from the ascending side, D2 descending... (OQ1). 004 §B
+            # also alternates the D1 side between games; its profile is the one that alternates the
+            # campaign start per game, so the same marker flips the side for odd game indexes.
+            flip = game.sw.campaign_start == "alternate_per_game" and game.setup.game_index % 2 == 1
+            direction = "ascending" if (day % 2 == 1) != flip else "descending"
             start = neighbour(game, sheriff, direction)
         order = [s for s in ring(game, start, direction) if s in alive and s != sheriff] + [sheriff]
         context = "sheriff"
@@ -123,7 +126,7 @@ def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
     departed = deaths.process_batch(game, [(seat, Cause.SELF_DESTRUCT)], state.phase)
     from arena.events import DeathsAnnounced
 
-    game.emit(DeathsAnnounced(phase=state.phase, seats=[d.seat for d in departed], death_phase=state.phase))
+    deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
     deaths.finish_if_won(game)
     chain = deaths.Chain(departed=departed)
     yield from deaths.death_skills(game, chain)

@@ -1,0 +1,118 @@
+"""Properties that must hold for every game (hypothesis): termination with a legal winner, no leak of
+hidden information into any seat's observation, determinism, and replay."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from agents.bots import RandomBot
+from arena.actions import Answer, DecisionRequest
+from arena.engine import GameSetup
+from arena.observation import Observation
+from arena.referee import play_sync
+from arena.replay import replay
+from arena.transcript import TranscriptWriter, read_transcript
+from arena.types import Winner, is_wolf_card
+from tests.helpers import CORE_SWITCHES, playable_presets, random_game, switch_values
+
+PRESETS = playable_presets()
+LEGAL_WINNERS = {w.value for w in Winner}
+
+
+@st.composite
+def game_configs(draw: Any) -> tuple[str, int, dict[str, Any]]:
+    preset = draw(st.sampled_from(PRESETS))
+    seed = draw(st.integers(min_value=0, max_value=2**31))
+    names = draw(st.lists(st.sampled_from(CORE_SWITCHES), max_size=6, unique=True))
+    rules = {name: draw(st.sampled_from(switch_values(name))) for name in names}
+    return preset, seed, rules
+
+
+class LeakCheckingBot(RandomBot):
+    """A random bot that checks every observation it is handed against the true deal."""
+
+    def __init__(self, seat: int, seed: int, truth: dict[str, Any]):
+        super().__init__(seat, seed)
+        self.truth = truth
+
+    def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
+        # The driver turns an agent's exception into a recorded default (the game never dies), so
+        # violations are collected and asserted after the game instead of raised here.
+        try:
+            self._check(observation, request)
+        except AssertionError as exc:
+            self.truth.setdefault("violations", []).append(str(exc))
+        return super().decide_sync(observation, request)
+
+    def _check(self, observation: Observation, request: DecisionRequest) -> None:
+        assert observation.seat == self.seat and request.seat == self.seat
+        game = self.truth["game"]
+        me = self.seat
+        my_card = game.state.card(me)
+        for e in observation.events:
+            assert e.visibility.allows(me), f"seat {me} shown {e.type} not visible to it"
+            t = e.type
+            if t in ("player_died", "center_cards"):
+                raise AssertionError(f"seat {me} shown referee-only {t}")
+            if t in ("role_assigned", "thought", "answer_refused"):
+                assert e.seat == me, f"seat {me} shown seat {e.seat}'s {t}"
+            if t in ("wolf_team", "wolf_knife_vote", "wolf_knife"):
+                assert is_wolf_card(my_card) or me in self.truth["wolves_at_start"], f"non-wolf {me} shown {t}"
+            if t in ("seer_result", "witch_told", "witch_saved", "witch_poisoned", "guard_protected",
+                     "hunter_status"):
+                assert e.seat == me, f"seat {me} shown seat {e.seat}'s private {t}"
+            if t == "ballot_cast" and game.sw.ballot_visibility == "secret" and e.ballot in ("exile", "pk"):
+                raise AssertionError("secret ballots shown to a seat")
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_configs())
+def test_games_terminate_with_a_legal_winner_and_leak_nothing(config: tuple[str, int, dict[str, Any]]) -> None:
+    preset, seed, rules = config
+    setup = GameSetup(preset=preset, seed=seed, rules=rules)
+    n = setup.resolve().players
+    truth: dict[str, Any] = {}
+    agents = [LeakCheckingBot(s, seed, truth) for s in range(1, n + 1)]
+    from arena.engine import Game
+    from arena.referee import Table, run_table_sync
+
+    game = Game(setup)
+    truth["game"] = game
+    truth["wolves_at_start"] = {s for s in game.state.players if is_wolf_card(game.state.card(s))}
+    run_table_sync(Table(game, agents))
+    assert not truth.get("violations"), truth["violations"][:3]
+    assert not any(r.error and "agent error" in r.error for r in game.decisions)
+    assert game.over
+    assert game.state.winner.value in LEGAL_WINNERS
+    assert game.log[-1].type == "game_ended"
+    # every decision applied a legal value
+    for record in game.decisions:
+        assert record.request.check(record.value) == record.value or record.value == record.request.default
+
+
+@settings(max_examples=60, deadline=None)
+@given(game_configs())
+def test_same_seed_same_bytes(config: tuple[str, int, dict[str, Any]]) -> None:
+    preset, seed, rules = config
+    _, first = random_game(preset, seed, rules, transcript=True)
+    _, second = random_game(preset, seed, rules, transcript=True)
+    assert first == second
+    assert first.count("\n") > 10
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(config=game_configs())
+def test_replay_reproduces_the_game(tmp_path_factory: Any, config: tuple[str, int, dict[str, Any]]) -> None:
+    preset, seed, rules = config
+    path = tmp_path_factory.mktemp("replay") / "game.jsonl"
+    setup = GameSetup(preset=preset, seed=seed, rules=rules)
+    n = setup.resolve().players
+    with TranscriptWriter(path) as writer:
+        result = play_sync(setup, [RandomBot(s, seed) for s in range(1, n + 1)], writer=writer)
+    report = replay(path)
+    assert report.ok, report.first_difference
+    assert report.winner == result.winner == read_transcript(path).result.winner
