@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import os
+import traceback
 from typing import Any, Callable, TypeVar
 
 import typer
@@ -30,5 +32,14 @@ def friendly(func: F) -> F:
         except known_errors() as exc:
             typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
             raise typer.Exit(2) from None
+        except (typer.Exit, typer.Abort, KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as exc:  # a bug of ours: one line, the details only on request
+            if os.environ.get("ARENA_DEBUG"):
+                traceback.print_exc()
+            typer.secho(f"internal error: {type(exc).__name__}: {exc} (set ARENA_DEBUG=1 for the traceback; "
+                        "transcripts written so far are complete up to their last line)", err=True,
+                        fg=typer.colors.RED)
+            raise typer.Exit(3) from None
 
     return wrapper  # type: ignore[return-value]
