@@ -10,8 +10,9 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from arena.cli import score, tournament
+    from arena.cli import fork, score, tournament
 
     app.command("score")(score.score_command)
     app.command("tournament")(tournament.tournament_command)
     app.command("merge")(tournament.merge_command)
+    app.command("fork")(fork.fork_command)
