@@ -78,7 +78,7 @@ def build_llm_agent(kind: str, rest: str, *, seat: int, seed: int = 0, **options
         # llama.cpp's server has no json_schema response format; JSON mode with the schema is grammar-constrained.
         gen_opts.setdefault("structured", "json_object")
     if kind in ("openai", "anthropic", "local") and not model:
-        raise AgentSpecError(f"{kind}: name a model, e.g. {kind}:{'gpt-4o-mini' if kind != 'anthropic' else 'claude-sonnet-4-5'}")
+        raise AgentSpecError(f"{kind}: name a model, e.g. {kind}:{'gpt-4o-mini' if kind != 'anthropic' else 'claude-sonnet-4-6'}")
     try:
         policy = CallPolicy(**policy_opts)
         generate = GenerateOptions(**gen_opts)

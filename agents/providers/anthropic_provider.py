@@ -42,8 +42,31 @@ class AnthropicProvider:
         if not key:
             raise ProviderConfigError(f"no Anthropic key: set ANTHROPIC_API_KEY (or put one in {secrets.keys_file()})")
         self.base_url = base_url or secrets.base_url("anthropic")
-        self.client = anthropic.AsyncAnthropic(api_key=key, base_url=self.base_url, max_retries=0,
-                                               timeout=timeout + 5.0)
+        self._client_args = dict(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout + 5.0)
+        self._client: Any = None
+        self._client_loop: Any = None
+
+    @property
+    def client(self) -> Any:
+        """One SDK client per event loop: its connection pool belongs to the loop that opened it."""
+        import asyncio
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if self._client is None or (loop is not None and loop is not self._client_loop):
+            self._client = self._anthropic.AsyncAnthropic(**self._client_args)
+            self._client_loop = loop
+        return self._client
+
+    def _accepts(self, name: str) -> bool:
+        import inspect
+
+        try:
+            return name in inspect.signature(self._anthropic.resources.messages.AsyncMessages.create).parameters
+        except (AttributeError, TypeError, ValueError):
+            return False
 
     # ---- request ----------------------------------------------------------------------------
     def request_params(self, messages: list[ChatMessage], schema: AnswerSchema | None,
@@ -69,8 +92,9 @@ class AnthropicProvider:
             params["system"] = system_blocks
         if thinking:
             params["thinking"] = {"type": "enabled", "budget_tokens": max(int(thinking), 1024)}
-        elif options.temperature is not None:
-            params["temperature"] = options.temperature  # thinking requires the default temperature
+        elif options.temperature is not None and self._accepts("temperature"):
+            # Thinking requires the default temperature; SDK 2.x's create() has no temperature at all.
+            params["temperature"] = options.temperature
         if schema is not None and options.structured != "prompt":
             params["tools"] = [{"name": schema.name, "description": schema.description,
                                 "input_schema": schema.json_schema}]

@@ -70,6 +70,7 @@ class LangChainProvider:
             self.model = model or getattr(chat_model, "model_name", None) or getattr(chat_model, "model", None) \
                 or type(chat_model).__name__
             self.sdk = None
+            self.price_provider = None
             return
         module_name, cls_name, spec_model, sdk = parse_spec(rest or "")
         try:
@@ -82,6 +83,7 @@ class LangChainProvider:
             raise ProviderConfigError(f"{module_name} has no {cls_name}")
         self.model = model or spec_model or ""
         self.sdk = sdk
+        self.price_provider = sdk  # langchain:openai:gpt-4o-mini costs what openai:gpt-4o-mini costs
         kwargs: dict[str, Any] = dict(model_kwargs or {})
         if self.model:
             kwargs.setdefault("model", self.model)

@@ -212,7 +212,9 @@ class ManagedProvider:
             result.usage = reply.usage.model_copy()
             break
         result.latency_ms = round((time.perf_counter() - start) * 1000, 3)
-        result.cost_usd = cost_of(self.provider.name, self.provider.model, result.usage, self.prices)
+        # A LangChain model prices as the SDK under it (``price_provider``), others by their name.
+        table = getattr(self.provider, "price_provider", None) or self.provider.name
+        result.cost_usd = cost_of(table, self.provider.model, result.usage, self.prices)
         self._account(result)
         return result
 

@@ -1,0 +1,138 @@
+"""The anthropic adapter through the REAL anthropic SDK against a loopback server: forced tool use,
+cache_control on the stable prefix, extended thinking, 429/529/400, timeouts, lazy imports."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+import pytest
+
+from agents.providers import AnswerSchema, ChatMessage, GenerateOptions, make_provider
+from agents.providers.wrapper import CallPolicy, ManagedProvider
+from tests.llm_loopback import LoopbackServer, Reply, anthropic_message
+
+SECRET = "sk-ant-test-SECRETSECRET-0123456789"
+SCHEMA = AnswerSchema(json_schema={
+    "type": "object",
+    "properties": {"reasoning": {"type": "string"}, "action": {"type": "boolean"}, "notes": {"type": "string"}},
+    "required": ["reasoning", "action", "notes"], "additionalProperties": False})
+MESSAGES = [ChatMessage.of("system", "RULES", "ROLE", cache_last=True),
+            ChatMessage.of("user", "N1 history", "D1 history", cache_last=True),
+            ChatMessage.of("user", "the question")]
+
+
+@pytest.fixture(autouse=True)
+def _keys(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    monkeypatch.setenv("WEREWOLF_ARENA_KEYS", "/nonexistent/keys.yaml")
+
+
+def managed(url: str, **policy) -> ManagedProvider:
+    policy.setdefault("timeout", 5.0)
+    provider = make_provider("anthropic", "claude-sonnet-4-6", base_url=url, timeout=policy["timeout"])
+    return ManagedProvider(provider, CallPolicy(**policy), cap_key=f"anthropic-test-{url}")
+
+
+def test_forced_tool_use_with_cache_control_and_usage():
+    answer = {"reasoning": "quiet night", "action": True, "notes": "n"}
+    with LoopbackServer() as srv:
+        srv.queue(Reply(body=anthropic_message(tool_input=answer, input_tokens=50, cache_read=3000, cache_write=200,
+                                               output_tokens=80)))
+        result = asyncio.run(managed(srv.url).call(MESSAGES, schema=SCHEMA, options=GenerateOptions(temperature=0.5)))
+        sent = srv.seen[0]
+    assert result.ok and result.reply.parsed == answer
+    assert json.loads(result.reply.text) == answer
+    assert result.usage.input == 3250 and result.usage.cached == 3000 and result.usage.cache_write == 200
+    assert result.cost_usd == pytest.approx((50 * 3.0 + 3000 * 0.30 + 200 * 3.75 + 80 * 15.0) / 1e6)
+    assert sent.path == "/v1/messages"
+    assert SECRET in (sent.headers.get("x-api-key", "") + sent.headers.get("authorization", ""))
+    body = sent.body
+    assert body["tool_choice"] == {"type": "tool", "name": "answer"}
+    assert body["tools"][0]["input_schema"]["properties"]["action"] == {"type": "boolean"}
+    assert body["system"][-1]["cache_control"] == {"type": "ephemeral"} and "cache_control" not in body["system"][0]
+    # consecutive user messages are merged into one turn; the history's end carries the cache mark
+    assert len(body["messages"]) == 1
+    blocks = body["messages"][0]["content"]
+    assert [b["text"] for b in blocks] == ["N1 history", "D1 history", "the question"]
+    assert "cache_control" in blocks[1] and "cache_control" not in blocks[2]
+    # anthropic 2.x's create() takes no temperature: the adapter leaves it out rather than fail
+    assert "temperature" not in body or body["temperature"] == 0.5
+
+
+def test_extended_thinking_offers_the_tool_without_forcing_it_and_keeps_the_thinking():
+    with LoopbackServer() as srv:
+        srv.queue(Reply(body=anthropic_message(thinking="Seat 4 pushed hard on seat 9...",
+                                               tool_input={"reasoning": "r", "action": False, "notes": ""})))
+        result = asyncio.run(managed(srv.url).call(
+            MESSAGES, schema=SCHEMA, options=GenerateOptions(thinking_budget=2048, max_tokens=500, temperature=0.3)))
+        body = srv.seen[0].body
+    assert result.reply.thinking.startswith("Seat 4") and result.reply.parsed["action"] is False
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert body["tool_choice"] == {"type": "auto"} and body["max_tokens"] == 2548 and "temperature" not in body
+
+
+def test_text_reply_without_the_tool_is_returned_as_text():
+    with LoopbackServer() as srv:
+        srv.queue(Reply(body=anthropic_message(text='Sure! {"reasoning": "x", "action": true, "notes": ""}')))
+        result = asyncio.run(managed(srv.url).call(MESSAGES, schema=SCHEMA))
+    assert result.ok and result.reply.parsed is None and result.reply.text.startswith("Sure!")
+
+
+def test_429_retry_after_and_529_overloaded_are_retried_400_is_not():
+    slept: list[float] = []
+
+    async def fake_sleep(s: float) -> None:
+        slept.append(s)
+
+    ok = anthropic_message(tool_input={"reasoning": "", "action": True, "notes": ""})
+    with LoopbackServer() as srv:
+        srv.queue(Reply(status=429, headers={"retry-after": "3"},
+                        body={"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}),
+                  Reply(status=529, body={"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}),
+                  Reply(body=ok),
+                  Reply(status=400, body={"type": "error", "error": {"type": "invalid_request_error",
+                                                                     "message": "tool_choice bad"}}))
+        m = managed(srv.url, backoff_base=0.5)
+        m._sleep = fake_sleep
+        first = asyncio.run(m.call(MESSAGES, schema=SCHEMA))
+        second = asyncio.run(m.call(MESSAGES, schema=SCHEMA))
+        assert len(srv.seen) == 4
+    assert first.ok and [t.status for t in first.tries] == [429, 529, None]
+    assert slept[0] == 3.0 and 0.25 <= slept[1] <= 1.0
+    assert not second.ok and second.error_kind == "client" and "tool_choice bad" in second.error
+
+
+def test_timeout_and_key_hygiene():
+    with LoopbackServer() as srv:
+        srv.queue(Reply(status=401, body={"type": "error", "error": {"type": "authentication_error",
+                                                                     "message": f"invalid x-api-key: {SECRET}"}}))
+        bad_key = asyncio.run(managed(srv.url).call(MESSAGES, schema=SCHEMA))
+        srv.default = Reply(body=anthropic_message(text="late"), delay=1.0)
+        late = asyncio.run(managed(srv.url, timeout=0.2, max_retries=0).call(MESSAGES, schema=SCHEMA))
+    assert SECRET not in bad_key.model_dump_json() and "***" in bad_key.error
+    assert not late.ok and late.error_kind == "timeout"
+
+
+def test_anthropic_adapter_imports_neither_openai_nor_langchain():
+    code = (
+        "import os, sys; os.environ['ANTHROPIC_API_KEY'] = 'sk-ant-x-123456';"
+        "from agents.providers import make_provider;"
+        "p = make_provider('anthropic', 'claude-sonnet-4-6');"
+        "import agents.llm, agents.llm_specs;"
+        "from agents.registry import make_agent; make_agent('anthropic:claude-sonnet-4-6', seat=1);"
+        "bad = [m for m in sys.modules if m == 'openai' or m.startswith(('openai.', 'langchain'))];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(_root()))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _root():
+    from pathlib import Path
+
+    return Path(__file__).resolve().parent.parent
