@@ -56,7 +56,8 @@ TRUSTED = 0.02
 HUNTER_SHOOT_MIN = 0.6  # below this the hunter keeps his bullet: a wrong shot is a free kill for the wolves
 KNOWN_WOLF = 0.85  # at or above: a checked wolf or a fake seer, as good as certain
 POISON_MIN = 0.85  # a confident poison: a checked wolf or a fake seer
-POISON_LATE_MIN = 0.6  # from day 3 on, or when the witch is dying tonight
+POISON_LATE_MIN = 0.7  # from night 3 on: strong vote evidence is enough
+POISON_DYING_MIN = 0.55  # the witch is tonight's victim and cannot save herself: use it or lose it
 
 
 # ---- speech book -------------------------------------------------------------------------------
@@ -93,6 +94,7 @@ class ParsedSpeech:
     poisoned: list[int] = field(default_factory=list)
 
 
+@lru_cache(maxsize=4096)  # every seat at the table parses the same speech: parse it once (read-only result)
 def parse_speech(text: str, players: int) -> ParsedSpeech:
     """Read claims from a speech in any known language. Seat numbers outside 1..players are ignored."""
     pats = speech_patterns()
@@ -354,8 +356,8 @@ class HeuristicBot(SyncAgent):
             Kind.SHERIFF_WITHDRAW: self._sheriff_withdraw,
             Kind.SHERIFF_VOTE: self._sheriff_vote,
             Kind.SHERIFF_PK_VOTE: self._sheriff_vote,
-            Kind.SELF_DESTRUCT_ELECTION: lambda r: False,
-            Kind.SELF_DESTRUCT: lambda r: False,  # a wolf's life is worth more than a skipped day here
+            Kind.SELF_DESTRUCT_ELECTION: self._self_destruct_election,
+            Kind.SELF_DESTRUCT: lambda r: False,  # by day it only confirms the seer: keep the wolf
             Kind.VOTE: self._vote,
             Kind.PK_VOTE: self._vote,
             Kind.HUNTER_SHOOT: self._hunter_shoot,
@@ -557,7 +559,8 @@ class HeuristicBot(SyncAgent):
 
     # ---- night decisions ------------------------------------------------------------------------
     def _guard(self, req: DecisionRequest) -> int | None:
-        options = self._options(req)
+        last = req.context.get("last_guarded")
+        options = [s for s in self._options(req) if s != last]  # under guard_repeat=void a repeat is wasted
         m = self.mem
         if m.day == 1 and req.legal.allow_none:
             return None  # night 1: the witch will save; guarding too would kill (同守同救)
@@ -609,9 +612,7 @@ class HeuristicBot(SyncAgent):
         if target is None:
             return None
         dying = m.witch_told.get(m.day) == self.seat and m.witch_saved.get(m.day) != self.seat
-        threshold = POISON_MIN
-        if dying or m.day >= 3:
-            threshold = POISON_LATE_MIN
+        threshold = POISON_DYING_MIN if dying else POISON_LATE_MIN if m.day >= 3 else POISON_MIN
         return target if bel[target] >= threshold else None
 
     def _seer_check(self, req: DecisionRequest) -> int | None:
@@ -659,6 +660,17 @@ class HeuristicBot(SyncAgent):
         quiet.sort(key=lambda s: (pub.get(s, PRIOR), s))
         keep = quiet[: max(1, (len(quiet) + 1) // 2)]
         return r.choice(keep)
+
+    def _self_destruct_election(self, req: DecisionRequest) -> bool:
+        """自爆吞警徽: a wolf the real seer has just exposed is lost anyway; exploding now costs the
+        village the badge (the seer's tool) and the day's exile."""
+        m = self.mem
+        if not self.is_wolf or not self.seer_confident(private=False):
+            return False
+        if self.beliefs(private=False).get(self.seat, PRIOR) < KNOWN_WOLF:
+            return False
+        running = [c for c in m.candidates if c not in m.withdrawn]
+        return any(c in running and c not in m.wolves for c in m.seer_claimants())
 
     # ---- sheriff -------------------------------------------------------------------------------------
     def _sheriff_run(self, req: DecisionRequest) -> bool:
@@ -746,7 +758,7 @@ class HeuristicBot(SyncAgent):
         teammate who is caught anyway (it buys trust); never split."""
         m = self.mem
         pub = self.beliefs(private=False)
-        tag = f"wolfvote:{m.day}"
+        tag = f"vote:{m.day}"  # the village's own tie-break: the wolves know where its votes go
         call = m.sheriff_call(m.day) if m.sheriff not in m.wolves else None
         if call is not None and call in options and call not in m.wolves:
             return call  # the good side's own call on a good player: ride it, and look good doing so
@@ -885,8 +897,8 @@ class HeuristicBot(SyncAgent):
         accuser = next((c for c in m.seer_claimants() if m.claims[c].checks.get(self.seat) == "wolf"), None)
         if accuser is not None:
             parts.append(self._t("deny_wolf", seat=accuser))
-        elif trusted_pub is not None and trusted_pub in m.wolves:
-            parts.append(self._t("trust_seer", seat=trusted_pub))
+        elif trusted_pub is not None and trusted_pub != self.seat:
+            parts.append(self._t("trust_seer", seat=trusted_pub))  # say what the village says
         target = self._speech_target()
         if target is not None:
             if self.rng.random() < 0.5:
