@@ -113,18 +113,21 @@ class WitchTold(_Event):
     type: Literal["witch_told"] = "witch_told"
     seat: int
     victim: int | None
+    victims: list[int] | None = None  # 003: every pending victim when several attacks hit (R30, R114)
 
 
 class WitchSaved(_Event):
     type: Literal["witch_saved"] = "witch_saved"
     seat: int
     target: int
+    potion: Literal["antidote", "original"] = "antidote"  # 003's original potion used as an antidote (R112)
 
 
 class WitchPoisoned(_Event):
     type: Literal["witch_poisoned"] = "witch_poisoned"
     seat: int
     target: int
+    potion: Literal["poison", "original"] = "poison"  # 003's original potion used as a poison (R112)
 
 
 class SeerResult(_Event):
@@ -287,6 +290,7 @@ class LoversRecognised(_Event):
     type: Literal["lovers_recognised"] = "lovers_recognised"
     lovers: list[int]
     roles: dict[int, Role] | None = None
+    camp: list[int] | None = None  # 003 (witness): Cupid, the lovers and the witness know each other (R147)
 
 
 class ThiefCards(_Event):
@@ -345,6 +349,95 @@ class ScapegoatBan(_Event):
     day: int
 
 
+class TravelerInfo(_Event):
+    """The traveler, attacked by the wolves on N1, learns the nearest wolf card's seat (R159)."""
+
+    type: Literal["traveler_info"] = "traveler_info"
+    seat: int
+    wolf: int | None
+
+
+class SeersMet(_Event):
+    """003's seers know each other (R111); only they see it."""
+
+    type: Literal["seers_met"] = "seers_met"
+    seers: list[int]
+
+
+class WitnessNamed(_Event):
+    """003: Cupid and the lovers name the witness (R147)."""
+
+    type: Literal["witness_named"] = "witness_named"
+    cupid: int
+    witness: int | None
+
+
+class HuntingGunFired(_Event):
+    """003: the hunter's once-a-game hunting gun (R125); only he sees it."""
+
+    type: Literal["hunting_gun_fired"] = "hunting_gun_fired"
+    seat: int
+    target: int
+
+
+class BrotherKill(_Event):
+    """003: the little wolf brother's awakening kill (R167); only he sees it (``target`` null: none)."""
+
+    type: Literal["brother_kill"] = "brother_kill"
+    seat: int
+    target: int | None
+
+
+class WildWolfKill(_Event):
+    """003: the wild wolf's solo kill (R168); only he sees it."""
+
+    type: Literal["wild_wolf_kill"] = "wild_wolf_kill"
+    seat: int
+    target: int
+
+
+class FireWolfUsed(_Event):
+    """003: the fire wolf disables a player's skills (R169); only he sees his choice."""
+
+    type: Literal["fire_wolf_used"] = "fire_wolf_used"
+    seat: int
+    target: int
+
+
+class KingTook(_Event):
+    """003: a wolf king takes a player with him (R162 white, on self-destruct; R164 black, on death)."""
+
+    type: Literal["king_took"] = "king_took"
+    seat: int
+    target: int
+    king: Literal["white", "black"]
+
+
+class MaidSwapped(_Event):
+    """003: the maid reveals herself and takes the exiled player's card (R160); the card is told to her alone."""
+
+    type: Literal["maid_swapped"] = "maid_swapped"
+    seat: int
+    from_seat: int
+
+
+class AuxPoliceAppointed(_Event):
+    """003: the sheriff appoints (or replaces, or drops) the auxiliary police (R95-R96)."""
+
+    type: Literal["aux_police_appointed"] = "aux_police_appointed"
+    sheriff: int
+    seat: int | None
+
+
+class VotersPunished(_Event):
+    """003 idiot (``no_vote_punish_voters``): who voted for him loses the vote in day ``day``'s exile vote (R138)."""
+
+    type: Literal["voters_punished"] = "voters_punished"
+    seat: int
+    seats: list[int]
+    day: int
+
+
 class GameEnded(_Event):
     type: Literal["game_ended"] = "game_ended"
     winner: Winner
@@ -394,6 +487,17 @@ Event = Annotated[
         LittleGirlCaught,
         LittleGirlKill,
         ScapegoatBan,
+        TravelerInfo,
+        SeersMet,
+        WitnessNamed,
+        HuntingGunFired,
+        BrotherKill,
+        WildWolfKill,
+        FireWolfUsed,
+        KingTook,
+        MaidSwapped,
+        AuxPoliceAppointed,
+        VotersPunished,
         GameEnded,
     ],
     Field(discriminator="type"),

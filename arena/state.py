@@ -49,6 +49,13 @@ class GameState:
     extra_life_used: set[int] = field(default_factory=set)  # elders whose extra life is gone (R130)
     disabled: set[int] = field(default_factory=set)  # seats whose skills are lost (R133, R169)
     vote_restriction: tuple[int, str, tuple[int, ...]] | None = None  # (day, "ban"/"allow", seats) (R156)
+    cupid: int | None = None  # the seat that linked the lovers (a maid who later takes the card is not him)
+    witness: int | None = None  # 003 (R147)
+    original_used: bool = False  # 003 witch's original potion (R112)
+    hunting_gun_used: bool = False  # 003 (R125)
+    brother_awakened: bool = False  # 003 little wolf brother's awakening kill done (R167)
+    fire_wolf_used: bool = False  # 003 (R169)
+    aux_police: int | None = None  # 003 (R95)
     deaths: list[Death] = field(default_factory=list)
     winner: Winner | None = None
     win_reason: str = ""
@@ -111,10 +118,18 @@ def apply_event(state: GameState, e: Event) -> None:
     elif t == "guard_protected":
         state.guard_last = e.target if e.effective else None
     elif t == "witch_saved":
-        state.antidote = False
+        if e.potion == "original":
+            state.original_used = True
+        else:
+            state.antidote = False
     elif t == "witch_poisoned":
-        state.poison = False
+        if e.potion == "original":
+            state.original_used = True
+        else:
+            state.poison = False
     elif t == "player_died":
+        if state.aux_police == e.seat:
+            state.aux_police = None  # R96
         player = state.players[e.seat]
         player.alive = False
         player.death_phase = e.phase
@@ -130,6 +145,7 @@ def apply_event(state: GameState, e: Event) -> None:
             state.sheriff = e.seat
             state.badge = "held"
     elif t == "badge_moved":
+        state.aux_police = None  # R96: the auxiliary police goes with any change of the badge
         if e.action == "passed":
             state.sheriff = e.to_seat
         else:
@@ -137,6 +153,24 @@ def apply_event(state: GameState, e: Event) -> None:
             state.badge = "torn" if e.action == "torn" else "lost"
     elif t == "lovers_linked":
         state.lovers = tuple(sorted(e.lovers)) if e.lovers else None  # type: ignore[assignment]
+        state.cupid = e.cupid if e.lovers else None
+    elif t == "witness_named":
+        state.witness = e.witness
+    elif t == "hunting_gun_fired":
+        state.hunting_gun_used = True
+    elif t == "brother_kill":
+        state.brother_awakened = True
+    elif t == "fire_wolf_used":
+        state.fire_wolf_used = True
+    elif t == "maid_swapped":
+        if state.card(e.seat) == Role.WITCH:  # R160: a maid who becomes the witch has one original potion
+            state.antidote = False
+            state.poison = False
+            state.original_used = False
+    elif t == "aux_police_appointed":
+        state.aux_police = e.seat
+    elif t == "voters_punished":
+        state.vote_restriction = (e.day, "ban", tuple(e.seats))
     elif t == "center_cards":
         state.center = list(e.cards)
     elif t == "elder_life_lost":

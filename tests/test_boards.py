@@ -26,6 +26,7 @@ GAMES = int(os.environ.get("BOARD_GAMES", "200"))
 NEW_BOARDS = [
     "cupid-tucheng-7", "cupid-tucheng-8", "cupid-tucheng-9", "cupid-tucheng-10", "cupid-tucheng-11",
     "lyingman-s2-11", "cupid-thief-12", "lyingman-s3-cupid-thief-12", "std-12-elder", "test-mixed-12",
+    "advanced-seed003",
     *[f"classic-millers-{n}" for n in range(8, 19)],
 ]
 
@@ -34,14 +35,15 @@ PUBLIC_TYPES = {
     "game_started", "phase_started", "night_step", "deaths_announced", "role_revealed", "sheriff_candidates",
     "sheriff_withdrew", "vote_result", "sheriff_elected", "badge_moved", "speech_order", "speech",
     "self_destructed", "idiot_revealed", "hunter_shot", "pk_platform", "exile_result", "game_ended",
-    "scapegoat_ban",
+    "scapegoat_ban", "king_took", "maid_swapped", "aux_police_appointed", "voters_punished",
 }
 #: Events only the referee sees: causes of death, the center, hidden night facts.
 REFEREE_TYPES = {"player_died", "center_cards", "elder_life_lost", "skills_lost"}
 #: Events private to the one seat named in the event's ``seat`` field.
 OWN_SEAT_TYPES = {
     "role_assigned", "thief_cards", "seer_result", "witch_told", "witch_saved", "witch_poisoned", "guard_protected",
-    "hunter_status", "little_girl_peeked", "answer_refused", "thought",
+    "hunter_status", "little_girl_peeked", "answer_refused", "thought", "traveler_info", "hunting_gun_fired",
+    "brother_kill", "wild_wolf_kill", "fire_wolf_used",
 }
 #: Events of the wolves' step: only wolf-card holders may see them.
 WOLF_TYPES = {"wolf_team", "wolf_knife_vote", "wolf_knife", "little_girl_caught", "little_girl_kill"}
@@ -61,7 +63,14 @@ def check_visibility(game) -> list[str]:
         if e.type == "role_assigned" and e.seat not in first_card:
             first_card[e.seat] = e.role
     wolf_holders = {s for s, p in state.players.items() if is_wolf_card(p.card)}
+    lovers_camp = {s for s in state.players if camp_of(state, s) == Camp.LOVERS}
+    if game.sw.cupid_camp == "always_third":
+        wolf_holders |= lovers_camp  # 003: the lovers camp takes the knife once the wolves are gone (R148)
+    cards: dict[int, Role] = {}  # each seat's card as the log goes (the thief's and the maid's change it)
     for i, e in enumerate(game.log):
+        if e.type == "role_assigned":
+            cards[e.seat] = e.role
+        seers = {s for s, c in cards.items() if c == Role.SEER}
         seen = _seats(e)
         where = f"event {i} {e.type} {e.phase}"
         if e.type in PUBLIC_TYPES:
@@ -83,16 +92,26 @@ def check_visibility(game) -> list[str]:
         elif e.type in WOLF_TYPES:
             if seen == "all" or seen == "referee" or not seen <= wolf_holders:
                 problems.append(f"{where}: wolves' event shown to {seen} (wolf cards: {sorted(wolf_holders)})")
-            if e.type == "wolf_team" and set(e.wolves) != wolf_holders:
-                problems.append(f"{where}: wolf team {e.wolves} != wolf-card holders {sorted(wolf_holders)}")
+            if e.type == "wolf_team" and not set(e.wolves) <= wolf_holders:
+                problems.append(f"{where}: wolf team {e.wolves} not wolf-card holders {sorted(wolf_holders)}")
         elif e.type == "lovers_linked":
             if seen != {e.cupid} or state.card(e.cupid) != Role.CUPID:
                 problems.append(f"{where}: Cupid's link shown to {seen}")
         elif e.type == "lovers_recognised":
-            if state.lovers is None or seen != set(state.lovers) or set(e.lovers) != set(state.lovers):
+            camp = set(state.lovers or ())
+            if game.sw.witness:  # 003: the whole lovers camp knows each other (R147)
+                camp |= {x for x in (state.cupid, state.witness) if x is not None}
+            if state.lovers is None or seen != camp or set(e.lovers) != set(state.lovers):
                 problems.append(f"{where}: lovers' recognition shown to {seen}, lovers {state.lovers}")
             if e.roles is not None and not game.sw.lovers_know_roles:
                 problems.append(f"{where}: lovers shown cards with lovers_know_roles=false")
+        elif e.type == "witness_named":
+            camp = {state.cupid, *(state.lovers or ()), *([e.witness] if e.witness is not None else [])}
+            if seen != camp:
+                problems.append(f"{where}: witness shown to {seen}, camp {camp}")
+        elif e.type == "seers_met":
+            if seen != seers or set(e.seers) != seers:
+                problems.append(f"{where}: seers' meeting shown to {seen}, seers {sorted(seers)}")
         else:
             problems.append(f"{where}: event type not classified by the oracle (add it to a visibility set)")
     return problems

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.actions import ChooseSeats
-from arena.events import LoversLinked, LoversRecognised, only
+from arena.actions import ChooseSeat, ChooseSeats
+from arena.events import LoversLinked, LoversRecognised, WitnessNamed, only
 from arena.types import Kind, Role
 
 if TYPE_CHECKING:
@@ -50,7 +50,20 @@ def cupid_step(game: "Game", night: "Night") -> "Flow":
         pair = yield from game.ask(cupid, Kind.CUPID_LINK, legal, default_link(legal))
         game.emit(LoversLinked(phase=night.phase, visibility=only(cupid), cupid=cupid, lovers=list(pair or [])))
         if pair:
+            if game.sw.witness:
+                yield from witness_step(game, night, cupid, pair)
             break  # one couple per game
+
+
+def witness_step(game: "Game", night: "Night", cupid: int, pair: list[int]) -> "Flow":
+    """R147 (003, ``witness``): Cupid, with the lovers, names one more other living player as the witness
+    (``cupid_witness``: seat or null, default null = no witness). The witness joins the lovers camp but is
+    no lover (no suicide link)."""
+    options = tuple(s for s in night.alive_at_start if s != cupid and s not in pair)
+    witness = yield from game.ask(cupid, Kind.CUPID_WITNESS, ChooseSeat(options=options), None,
+                                  context={"lovers": list(pair)})
+    seen = only(cupid, *pair, *([witness] if witness is not None else []), team="lovers")
+    game.emit(WitnessNamed(phase=night.phase, visibility=seen, cupid=cupid, witness=witness))
 
 
 def lovers_step(game: "Game", night: "Night") -> "Flow":
@@ -58,11 +71,30 @@ def lovers_step(game: "Game", night: "Night") -> "Flow":
     lovers = game.state.lovers
     if lovers is None or night.number != 1:
         return
-    roles = {s: game.state.card(s) for s in lovers} if game.sw.lovers_know_roles else None
-    game.emit(LoversRecognised(phase=night.phase, visibility=only(*lovers, team="lovers"), lovers=list(lovers),
-                               roles=roles))
+    if game.sw.witness:  # 003: Cupid, the lovers and the witness know each other's identities (R147)
+        camp = sorted({game.state.cupid, *lovers, game.state.witness} - {None})  # type: ignore[arg-type]
+    else:
+        camp = list(lovers)
+    roles = {s: game.state.card(s) for s in camp} if game.sw.lovers_know_roles else None
+    game.emit(LoversRecognised(phase=night.phase, visibility=only(*camp, team="lovers"), lovers=list(lovers),
+                               roles=roles, camp=camp if game.sw.witness else None))
     return
     yield  # a generator, like every step
+
+
+def lovers_knife_holders(game: "Game") -> list[int]:
+    """R26, R148 (003, ``cupid_camp=always_third``): when every wolves-camp player is dead and a lovers-camp
+    member lives, the lovers camp holds the knife: its living members decide by the knife's consensus."""
+    from arena.rules.victory import camp_of
+    from arena.types import Camp
+
+    state = game.state
+    if game.sw.cupid_camp != "always_third" or state.lovers is None:
+        return []
+    camps = {s: camp_of(state, s) for s in state.alive_seats()}
+    if any(c == Camp.WOLVES for c in camps.values()):
+        return []
+    return [s for s, c in camps.items() if c == Camp.LOVERS]
 
 
 def is_lover(game: "Game", seat: int) -> bool:

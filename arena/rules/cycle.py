@@ -55,6 +55,9 @@ def dawn(game: "Game", night: "night_rules.Night") -> "Flow":
     chain = deaths.Chain(departed=list(ordered), night_count=len(ordered))
     try:
         yield from deaths.consequences(game, chain)
+        from arena.rules import aux_police
+
+        yield from aux_police.appoint(game)  # R15 step 5, R95 (003): the sheriff appoints at daybreak
     except _day_ends():
         ended_early = True
     game.day_ended_early = ended_early
@@ -115,8 +118,11 @@ def exile(game: "Game", seat: int) -> "Flow":
     if player.card == Role.IDIOT and not player.idiot_revealed and not state.skill_disabled(seat):  # R139
         reveal = yield from game.ask(seat, Kind.IDIOT_REVEAL, ChooseBool(), True)
         if reveal:
+            from arena.rules import idiot
+
             game.emit(IdiotRevealed(phase=state.phase, seat=seat))
             game.emit(ExileResult(phase=state.phase, seat=seat, reason="idiot_revealed"))
+            idiot.punish_voters(game, seat)  # R138 no_vote_punish_voters (003)
             return
     game.emit(ExileResult(phase=state.phase, seat=seat, reason="exiled"))
     departed = deaths.process_batch(game, [(seat, Cause.EXILE)], state.phase)
@@ -124,3 +130,6 @@ def exile(game: "Game", seat: int) -> "Flow":
     deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
     deaths.finish_if_won(game)
     yield from deaths.consequences(game, deaths.Chain(departed=departed))
+    from arena.rules import maid
+
+    yield from maid.offer(game, seat)  # R160 (003): after the exiled player's last words

@@ -50,20 +50,24 @@ def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> li
     state = game.state
     before = contenders(state)
     causes: dict[int, list[Cause]] = {}
+    from arena.rules import elder, war_wolf
+
     for seat, cause in hits:
         if state.is_alive(seat):
             causes.setdefault(seat, []).append(cause)
+    for seat in [s for s, cs in causes.items() if war_wolf.survives(game, s, cs)]:
+        del causes[seat]  # R165: the war wolf dies only by exile or self-destruct
     for seat in list(causes):  # R40: the other lover dies at once, in the same batch
         partner = state.partner(seat)
         if partner is not None and state.is_alive(partner) and partner not in causes:
-            causes[partner] = [Cause.LOVER]
-    from arena.rules import elder
-
+            if not war_wolf.survives(game, partner, [Cause.LOVER]):  # OQ52
+                causes[partner] = [Cause.LOVER]
     for seat in elder.penalty_in_batch(game, causes):  # R41: penalty inside the batch; a revealed idiot goes
         causes[seat] = [Cause.SKILL_LOSS]
         partner = state.partner(seat)
         if partner is not None and state.is_alive(partner) and partner not in causes:
-            causes[partner] = [Cause.LOVER]
+            if not war_wolf.survives(game, partner, [Cause.LOVER]):
+                causes[partner] = [Cause.LOVER]
     game.batch_counter += 1
     departed = []
     for seat in sorted(causes):
@@ -137,14 +141,22 @@ def death_skills(game: "Game", chain: Chain, start: int = 0) -> "Flow":
     while i < len(chain.departed):
         d = chain.departed[i]
         i += 1
-        if not hunter_can_shoot(game, d):
+        from arena.rules import black_wolf_king
+
+        king = black_wolf_king.can_take(game, d)
+        if not king and not hunter_can_shoot(game, d):
             continue
         options = tuple(s for s in game.state.alive_seats() if s != d.seat)
-        target = yield from game.ask(d.seat, Kind.HUNTER_SHOOT, ChooseSeat(options=options), None, phase=d.phase)
+        kind = Kind.WOLF_KING_SHOOT if king else Kind.HUNTER_SHOOT
+        target = yield from game.ask(d.seat, kind, ChooseSeat(options=options), None, phase=d.phase)
         if target is None:
             continue
-        game.emit(RoleRevealed(phase=game.state.phase, seat=d.seat, role=Role.HUNTER, reason="hunter_shot"))
-        game.emit(HunterShot(phase=game.state.phase, seat=d.seat, target=target))
+        if king:  # R164: the black wolf king's take, a wolf attack (OQ51)
+            if not black_wolf_king.announce_take(game, d, target):
+                continue
+        else:
+            game.emit(RoleRevealed(phase=game.state.phase, seat=d.seat, role=Role.HUNTER, reason="hunter_shot"))
+            game.emit(HunterShot(phase=game.state.phase, seat=d.seat, target=target))
         # The target dies at the same time as the hunter (R75): a batch in the shooter's phase.
         shot = process_batch(game, [(target, Cause.SHOT)], d.phase)
         for s in shot:
@@ -170,6 +182,9 @@ def badge_step(game: "Game", chain: Chain) -> "Flow":
         game.emit(BadgeMoved(phase=game.state.phase, action="torn", from_seat=sheriff, to_seat=None))
     else:
         game.emit(BadgeMoved(phase=game.state.phase, action="passed", from_seat=sheriff, to_seat=target))
+        from arena.rules import aux_police
+
+        yield from aux_police.appoint(game)  # R95: the new sheriff appoints on obtaining the badge
 
 
 # ---- last words ------------------------------------------------------------------------------

@@ -13,8 +13,9 @@
 - The referee keeps calling every step (R134): the disabled roles are still asked; their answers have
   no effect (seer: result ``none``; witch: potions refused; hunter: no shot; guard: no protection).
 
-Night facts go through ``night.extra``: ``elder_absorbs`` (the seat whose immunity or extra life takes the
-knife tonight) is read by :func:`arena.rules.night.knife_outcome` and by the witch's information (R30).
+Night facts go through ``night.extra``: ``elder_absorbs`` (the seat whose immunity or extra life takes a
+wolf attack tonight, set by :func:`arena.rules.night.attack_void`) is read by
+:func:`arena.rules.night.knife_outcome` and by the witch's information (R30).
 """
 
 from __future__ import annotations
@@ -63,13 +64,6 @@ def absorbs(game: "Game", seat: int) -> bool:
     return has_extra_life(game, seat)
 
 
-def after_knife(game: "Game", night: "Night") -> None:
-    """After the wolves' step: does the elder's immunity or extra life take tonight's knife?"""
-    target = night.knife
-    if target is not None and absorbs(game, target):
-        night.extra["elder_absorbs"] = target
-
-
 def witch_sees(game: "Game", night: "Night", victim: int | None) -> int | None:
     """R30: the extra-life hit is not shown to the witch unless ``witch_informed_elder_first_hit``; an
     immunity (003, another god alive) is never a pending victim."""
@@ -99,7 +93,8 @@ def penalty_in_batch(game: "Game", causes: dict[int, list[Cause]]) -> list[int]:
     by a penalty cause, disable the scope's skills now and return the revealed idiots who must go too."""
     state = game.state
     triggered = [seat for seat, cs in causes.items()
-                 if state.card(seat) == Role.ELDER and PENALTY_CAUSES & set(cs)]
+                 if state.card(seat) == Role.ELDER and PENALTY_CAUSES & set(cs)
+                 and not (set(cs) & PENALTY_CAUSES == {Cause.SHOT} and shot_by_wolf_king(game, seat))]
     if not triggered:
         return []
     scope = PENALTY_SCOPE[game.sw.elder_penalty_scope]
@@ -107,6 +102,14 @@ def penalty_in_batch(game: "Game", causes: dict[int, list[Cause]]) -> list[int]:
     if seats:
         game.emit(SkillsLost(phase=state.phase, visibility=REFEREE, seats=seats, reason="elder_penalty"))
     return lost_idiots(game, seats, causes)
+
+
+def shot_by_wolf_king(game: "Game", seat: int) -> bool:
+    """OQ51: the black wolf king's take is not a good god's skill; the hunter's shot is."""
+    for event in reversed(game.log):
+        if event.type in ("hunter_shot", "king_took") and event.target == seat:
+            return event.type == "king_took"
+    return False
 
 
 def lost_idiots(game: "Game", seats: list[int], causes: dict[int, list[Cause]]) -> list[int]:

@@ -19,6 +19,24 @@ def legal_targets(game: "Game", night: "Night") -> tuple[int, ...]:
     return tuple(s for s in night.alive_at_start if not (refuse_repeat and s == last))
 
 
+def splash(game: "Game", night: "Night", target: int) -> set[int]:
+    """R29 ``guard_splash_over_12`` (003): with more than 12 players alive the nearest living player on each
+    side of the guarded one is protected too."""
+    if not game.sw.guard_splash_over_12 or len(night.alive_at_start) <= 12:
+        return set()
+    alive = set(night.alive_at_start)
+    n = game.state.n
+    out = set()
+    for step in (1, -1):
+        seat = target
+        for _ in range(n - 1):
+            seat = (seat - 1 + step) % n + 1
+            if seat in alive and seat != target:
+                out.add(seat)
+                break
+    return out
+
+
 def night_step(game: "Game", night: "Night") -> "Flow":
     for seat in game.state.holders(Role.GUARD):
         target = yield from game.ask(seat, Kind.GUARD, ChooseSeat(options=legal_targets(game, night)), None,
@@ -31,3 +49,4 @@ def night_step(game: "Game", night: "Night") -> "Flow":
                                  effective=effective))
         if effective:
             night.guarded = target
+            night.protected |= splash(game, night, target)

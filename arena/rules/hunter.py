@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.events import HunterStatus, only
-from arena.types import Cause, Role
+from arena.actions import ChooseSeat
+from arena.events import HunterStatus, HuntingGunFired, only
+from arena.types import Cause, Kind, Role
 
 if TYPE_CHECKING:
     from arena.engine import Flow, Game
@@ -22,20 +23,38 @@ def blocked_by(game: "Game", causes: tuple[Cause, ...] | list[Cause]) -> bool:
     return rule == "poison_and_lover" and Cause.LOVER in causes
 
 
+def hunting_gun_step(game: "Game", night: "Night") -> "Flow":
+    """R125 ``hunting_gun`` (003): once per game, at night, the hunter may kill one other living player
+    (``hunting_gun_shoot``, seat or null, default null). It works like a wolf knife (guard blocks it, the
+    witch may save its victim, OQ8) but is not a wolf attack; its death goes to batch P (R34)."""
+    from arena.rules.night import add_attack
+
+    state = game.state
+    if not game.sw.hunting_gun or state.hunting_gun_used:
+        return
+    for seat in state.holders(Role.HUNTER):
+        able = not state.skill_disabled(seat)
+        options = tuple(s for s in night.alive_at_start if s != seat) if able else ()
+        target = yield from game.ask(seat, Kind.HUNTING_GUN_SHOOT, ChooseSeat(options=options), None)
+        if target is None:
+            continue
+        game.emit(HuntingGunFired(phase=night.phase, visibility=only(seat), seat=seat, target=target))
+        add_attack(game, night, target, Cause.HUNTING_GUN, seat)
+        return
+
+
 def night_step(game: "Game", night: "Night") -> "Flow":
     """R123 ``every_night``: tell the hunter whether his gun would work, from tonight's pending results."""
     if game.sw.hunter_status_signal != "every_night":
         return
-    from arena.rules.night import knife_outcome
+    from arena.rules.night import night_batches
 
+    batch_k, batch_p = night_batches(night)
+    dying = batch_k + batch_p
     for seat in game.state.holders(Role.HUNTER):
-        causes = []
-        if night.poisoned == seat:
-            causes.append(Cause.POISON)
-        if knife_outcome(night) == seat:
-            causes.append(Cause.WOLF)
+        causes = [c for s, c in dying if s == seat]
         partner = game.state.partner(seat)
-        if not causes and partner is not None and partner in (night.poisoned, knife_outcome(night)):
+        if not causes and partner is not None and any(s == partner for s, _ in dying):
             causes.append(Cause.LOVER)  # he would die tonight as the suicide lover (R123)
         game.emit(HunterStatus(phase=night.phase, visibility=only(seat), seat=seat,
                                can_shoot=not blocked_by(game, causes) and not game.state.skill_disabled(seat)))

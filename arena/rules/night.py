@@ -39,6 +39,21 @@ STEP_ROLE: dict[str, Role | None] = {
 }
 
 
+#: Wolf attacks (R27): their deaths go to batch K; the elder's life and the traveler's N1 immunity apply.
+WOLF_ATTACKS = frozenset({Cause.WOLF, Cause.WOLF_BROTHER, Cause.WILD_WOLF})
+
+
+@dataclass
+class Attack:
+    """A night attack other than the wolves' joint knife (003: R27): the little wolf brother's awakening
+    kill, the wild wolf's kill, the hunting gun. ``void`` when an immunity stopped it (R28)."""
+
+    target: int
+    cause: Cause
+    source: int
+    void: bool = False
+
+
 @dataclass
 class Night:
     """Scratch facts of one night, gathered step by step and resolved at dawn."""
@@ -52,6 +67,10 @@ class Night:
     witch_shown: int | None = None
     later_hand_blocked: bool = False  # knife_first=before_witch: the knife alone already wins (R35)
     extra: dict[str, object] = field(default_factory=dict)
+    attacks: list[Attack] = field(default_factory=list)  # 003's further attacks (R27)
+    protected: set[int] = field(default_factory=set)  # everyone the guard protects (splash, R29)
+    saves: set[int] = field(default_factory=set)  # further antidote-like saves (003's original potion)
+    poisons: list[int] = field(default_factory=list)  # further poisons (003's original potion)
 
     @property
     def phase(self) -> str:
@@ -81,7 +100,8 @@ def steps_for(game: "Game", number: int) -> list[str]:
 
 def run_night(game: "Game", number: int) -> "Flow":
     """Call every step of the night in order; only living, able holders are asked (R16, R21)."""
-    from arena.rules import cupid, elder, guard, hunter, little_girl, seer, thief, witch, wolves
+    from arena.rules import (cupid, elder, fire_wolf, guard, hunter, little_girl, seer, thief, wild_wolf, witch,
+                             wolf_brothers, wolves)
 
     night = Night(number=number, alive_at_start=game.state.alive_seats())
     handlers = {
@@ -94,9 +114,13 @@ def run_night(game: "Game", number: int) -> "Flow":
         "witch": witch.night_step,
         "seer": seer.night_step,
         "hunter": hunter.night_step,
+        "little_wolf_brother": wolf_brothers.night_step,
+        "wild_wolf": wild_wolf.night_step,
+        "fire_wolf": fire_wolf.night_step,
+        "hunting_gun": hunter.hunting_gun_step,
     }
-    # Rules that read a finished step: the elder's extra life reads the knife (R130, R131).
-    after = {"wolves": elder.after_knife}
+    # Rules that read a finished step: immunities and the elder's extra life read the knife (R28).
+    after = {"wolves": resolve_knife}
     announced = number != 1
     for step in steps_for(game, number):
         if not announced and step != "thief":
@@ -114,17 +138,83 @@ def run_night(game: "Game", number: int) -> "Flow":
     return night
 
 
+def attack_void(game: "Game", night: Night, target: int, cause: Cause) -> bool:
+    """R28: immunities applied to an attack before anything else (war wolf, traveler on N1, wild wolf on a
+    wolf card, the elder's immunity or extra life). May tell the traveler (R159)."""
+    from arena.rules import elder, traveler, war_wolf
+    from arena.types import is_wolf_card
+
+    if war_wolf.immune(game, target, cause):
+        return True
+    if cause == Cause.WILD_WOLF and is_wolf_card(game.state.card(target)):
+        return True
+    if cause in WOLF_ATTACKS and traveler.shields(game, night, target):
+        return True
+    if cause in WOLF_ATTACKS and elder.absorbs(game, target):
+        night.extra["elder_absorbs"] = target
+        return True
+    return False
+
+
+def resolve_knife(game: "Game", night: Night) -> None:
+    """After the wolves' step: immunities against the joint knife (R28)."""
+    if night.knife is not None and attack_void(game, night, night.knife, Cause.WOLF):
+        night.extra["knife_void"] = True
+
+
+def add_attack(game: "Game", night: Night, target: int, cause: Cause, source: int) -> Attack:
+    attack = Attack(target=target, cause=cause, source=source)
+    attack.void = attack_void(game, night, target, cause)
+    night.attacks.append(attack)
+    return attack
+
+
+def is_protected(night: Night, seat: int) -> bool:
+    return night.guarded == seat or seat in night.protected
+
+
+def is_saved(night: Night, seat: int) -> bool:
+    return night.saved == seat or seat in night.saves
+
+
 def knife_outcome(night: Night) -> int | None:
     """The wolves' victim after guard and antidote (R32): guard xor save protects; both kill (同守同救).
 
     An elder whose immunity or extra life absorbs the knife does not die of it (R28, R130, R131).
     """
     target = night.knife
-    if target is None or night.extra.get("elder_absorbs") == target:
+    if target is None or night.extra.get("elder_absorbs") == target or night.extra.get("knife_void"):
         return None
-    guarded = night.guarded == target
-    saved = night.saved == target
-    return target if guarded == saved else None
+    return target if is_protected(night, target) == is_saved(night, target) else None
+
+
+def attack_lands(night: Night, attack: Attack) -> bool:
+    """003's further attacks resolve like the knife: guard (OQ8) xor antidote protects."""
+    if attack.void:
+        return False
+    return is_protected(night, attack.target) == is_saved(night, attack.target)
+
+
+def pending_victims(game: "Game", night: Night) -> list[int]:
+    """R30: the night's pending victims as the witch may be shown them, in seat order: targets of attacks
+    that will kill unless saved, after immunities and (unless ``witch_informed_guarded_kill``) guards; the
+    elder's extra-life hit only with ``witch_informed_elder_first_hit`` (via :func:`elder.witch_sees`)."""
+    from arena.rules import elder
+
+    sw = game.sw
+    out: set[int] = set()
+    hits = [(night.knife, bool(night.extra.get("knife_void")))] if night.knife is not None else []
+    hits += [(a.target, a.void) for a in night.attacks]
+    for target, void in hits:
+        if void and night.extra.get("elder_absorbs") == target:
+            if elder.witch_sees(game, night, target) is None:
+                continue
+        elif void:
+            continue
+        if is_protected(night, target) and not sw.witch_informed_guarded_kill:
+            continue
+        out.add(target)
+    return sorted(out)
 
 
 def night_batches(night: Night) -> tuple[list[tuple[int, Cause]], list[tuple[int, Cause]]]:
@@ -133,15 +223,24 @@ def night_batches(night: Night) -> tuple[list[tuple[int, Cause]], list[tuple[int
     victim = knife_outcome(night)
     if victim is not None:
         batch_k.append((victim, Cause.WOLF))
+    for attack in night.attacks:  # 003: the wolf brother's and the wild wolf's kills (R34)
+        if attack.cause in WOLF_ATTACKS and attack_lands(night, attack):
+            batch_k.append((attack.target, attack.cause))
     caught = night.extra.get("little_girl_killed")
     if isinstance(caught, int):
         batch_k.append((caught, Cause.LITTLE_GIRL))  # R153: unsavable, in batch K
+    in_k = {seat for seat, _ in batch_k}
     batch_p: list[tuple[int, Cause]] = []
-    if night.poisoned is not None:
-        if night.poisoned == victim:
+    later: list[tuple[int, Cause]] = [(a.target, a.cause) for a in night.attacks
+                                      if a.cause not in WOLF_ATTACKS and attack_lands(night, a)]  # hunting gun
+    poisoned = ([night.poisoned] if night.poisoned is not None else []) + list(night.poisons)
+    later += [(seat, Cause.POISON) for seat in poisoned]
+    later += [(seat, Cause.SKILL_LOSS) for seat in night.extra.get("skill_loss", [])]  # type: ignore[union-attr]
+    for seat, cause in later:
+        if seat in in_k:
             # Knifed and poisoned: one death in batch K that carries both causes, so rules that
             # test "died by poison" (the hunter, the elder) still see the poison (OQ3).
-            batch_k.append((victim, Cause.POISON))
+            batch_k.append((seat, cause))
         else:
-            batch_p.append((night.poisoned, Cause.POISON))
+            batch_p.append((seat, cause))
     return batch_k, batch_p

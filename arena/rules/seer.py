@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeat
-from arena.events import SeerResult, only
+from arena.events import SeerResult, SeersMet, only
 from arena.types import Kind, Role, is_wolf_card
 
 if TYPE_CHECKING:
@@ -19,15 +19,41 @@ def check_result(game: "Game", target: int, seer: int | None = None) -> str:
     card = game.state.card(target)
     if game.sw.seer_result == "exact_role":
         return card.value
-    return "wolf" if is_wolf_card(card) else "good"
+    from arena.rules import wolf_brothers
+
+    # Every wolf card is "wolf" except the latent little wolf brother (R108, R167); Cupid is "good" (R145).
+    return "wolf" if is_wolf_card(card) and not wolf_brothers.latent(game, target) else "good"
 
 
 def night_step(game: "Game", night: "Night") -> "Flow":
-    for seat in game.state.holders(Role.SEER):
+    """R107, R111: each living seer names another living player. With two seers (003) they know each other
+    and check together: if they differ the lower-seat able seer's target is used (OQ36) and both learn the
+    result; N1 has an extra joint check with ``seer_first_night_extra_check``."""
+    state = game.state
+    everyone = state.holders(Role.SEER, alive_only=False)
+    if night.number == 1 and len(everyone) > 1:
+        game.emit(SeersMet(phase=night.phase, visibility=only(*everyone, team="seers"), seers=everyone))
+    seers = state.holders(Role.SEER)
+    if not seers:
+        return
+    yield from _joint_check(game, night, seers, Kind.SEER_CHECK)
+    if night.number == 1 and game.sw.seer_first_night_extra_check:
+        yield from _joint_check(game, night, seers, Kind.SEER_CHECK_EXTRA)
+
+
+def _joint_check(game: "Game", night: "Night", seers: list[int], kind: str) -> "Flow":
+    requests = []
+    for seat in seers:
         options = tuple(s for s in night.alive_at_start if s != seat)
-        if not options:
-            continue
-        # The default is the lowest legal seat (CONFORMANCE.md): a check always happens.
-        target = yield from game.ask(seat, Kind.SEER_CHECK, ChooseSeat(options=options, allow_none=False), options[0])
-        game.emit(SeerResult(phase=night.phase, visibility=only(seat), seat=seat, target=target,
-                             result=check_result(game, target, seat)))
+        if options:
+            # The default is the lowest legal seat (CONFORMANCE.md): a check always happens.
+            requests.append(game.request(seat, kind, ChooseSeat(options=options, allow_none=False), options[0]))
+    if not requests:
+        return
+    choices = yield from game.ask_all(requests)
+    able = [s for s in sorted(choices) if not game.state.skill_disabled(s)]
+    target = choices[able[0]] if able else None
+    for seat in sorted(choices):
+        checked = target if target is not None and target != seat else choices[seat]
+        game.emit(SeerResult(phase=night.phase, visibility=only(seat), seat=seat, target=checked,
+                             result=check_result(game, checked, seat)))

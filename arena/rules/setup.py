@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 #: Roles whose rules the referee implements. A board with any other card is refused with a message.
 SUPPORTED_ROLES = frozenset(
     {Role.VILLAGER, Role.WEREWOLF, Role.SEER, Role.WITCH, Role.HUNTER, Role.GUARD, Role.IDIOT,
-     Role.CUPID, Role.THIEF, Role.ELDER, Role.LITTLE_GIRL, Role.SCAPEGOAT}
+     Role.CUPID, Role.THIEF, Role.ELDER, Role.LITTLE_GIRL, Role.SCAPEGOAT, Role.TRAVELER, Role.MAID,
+     Role.WHITE_WOLF_KING, Role.BLACK_WOLF_KING, Role.WAR_WOLF, Role.BIG_WOLF_BROTHER, Role.LITTLE_WOLF_BROTHER,
+     Role.WILD_WOLF, Role.FIRE_WOLF}
 )
 
 

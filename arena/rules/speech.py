@@ -24,6 +24,8 @@ def speech_seconds(game: "Game", seat: int, *, last: bool = False) -> int | None
         return None
     if last or seat == game.state.sheriff:
         return tiers[2]
+    if seat == game.state.aux_police:
+        return tiers[1]  # R64, R158: the auxiliary police speaks up to 150 s (003)
     return tiers[0]
 
 
@@ -129,6 +131,9 @@ def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
     deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
     deaths.finish_if_won(game)
     chain = deaths.Chain(departed=departed)
+    from arena.rules import white_wolf_king
+
+    yield from white_wolf_king.take(game, seat, chain)  # R162: a white wolf king takes one player with him
     yield from deaths.death_skills(game, chain)
     yield from deaths.badge_step(game, chain)
     if game.sw.self_destruct_silences_day:

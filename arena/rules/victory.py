@@ -15,9 +15,10 @@ def camp_of(state: GameState, seat: int) -> Camp:
         a, b = lovers
         mixed = is_wolf_card(state.card(a)) != is_wolf_card(state.card(b))
         both_wolves = is_wolf_card(state.card(a)) and is_wolf_card(state.card(b))
-        cupids = state.holders(Role.CUPID, alive_only=False)
         is_lover = seat in lovers
-        is_cupid = seat in cupids
+        # The seat that linked them (a maid who later takes the Cupid card is not him, OQ49); 003's witness
+        # belongs to the lovers camp with Cupid (R147).
+        is_cupid = seat == state.cupid or seat == state.witness
         mode = sw.cupid_camp
         if mode == "always_third" and (is_lover or is_cupid):
             return Camp.LOVERS

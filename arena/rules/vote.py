@@ -58,8 +58,13 @@ def cast(game: "Game", ballot: str, voters: list[int], targets: list[int], round
 
 
 def exile_weights(game: "Game") -> dict[int, float]:
+    from arena.rules import aux_police
+
     sheriff = game.state.sheriff
-    return {sheriff: float(game.sw.sheriff_vote_weight)} if sheriff is not None else {}
+    weights = aux_police.weight(game)  # R95: the auxiliary police's 1.5 (003)
+    if sheriff is not None:
+        weights[sheriff] = float(game.sw.sheriff_vote_weight)
+    return weights
 
 
 def eligible_voters(game: "Game") -> list[int]:

@@ -13,17 +13,25 @@ if TYPE_CHECKING:
     from arena.rules.night import Night
 
 
+def has_original(game: "Game") -> bool:
+    """003's third potion (R112): unused, or the single one a maid got by taking the witch's card (R160)."""
+    return game.sw.witch_original_potion and not game.state.original_used
+
+
+def shown_victims(game: "Game", night: "Night") -> tuple[bool, list[int]]:
+    """(is she told at all, the pending victims) per R30, R119: once her antidote (003: and her original
+    potion) is spent she is no longer told, unless ``witch_informed_after_antidote``."""
+    from arena.rules.night import pending_victims
+
+    if not (game.state.antidote or has_original(game) or game.sw.witch_informed_after_antidote):
+        return False, []
+    return True, pending_victims(game, night)
+
+
 def shown_victim(game: "Game", night: "Night") -> tuple[bool, int | None]:
     """(is she told at all, the pending victim or None for "nobody died") per R30, R119."""
-    sw = game.sw
-    if not game.state.antidote and not sw.witch_informed_after_antidote:
-        return False, None
-    victim = night.knife
-    if victim is not None and night.guarded == victim and not sw.witch_informed_guarded_kill:
-        victim = None
-    from arena.rules import elder
-
-    return True, elder.witch_sees(game, night, victim)  # the elder's extra-life hit (R30, R130)
+    told, victims = shown_victims(game, night)
+    return told, (victims[0] if victims else None)
 
 
 def may_self_save(game: "Game", night: "Night", witch: int) -> bool:
@@ -38,23 +46,38 @@ def may_self_save(game: "Game", night: "Night", witch: int) -> bool:
     return False
 
 
-def can_save(game: "Game", night: "Night", witch: int, victim: int | None) -> bool:
-    if victim is None or not game.state.antidote or night.later_hand_blocked or game.state.skill_disabled(witch):
+def can_save(game: "Game", night: "Night", witch: int, victim: int | None, potion: str = "antidote") -> bool:
+    available = game.state.antidote if potion == "antidote" else has_original(game)
+    if victim is None or not available or night.later_hand_blocked or game.state.skill_disabled(witch):
         return False  # R120: a disabled witch is still shown the victim but cannot use a potion
     return victim != witch or may_self_save(game, night, witch)
 
 
-def poison_targets(game: "Game", night: "Night", witch: int, saved_tonight: bool) -> tuple[int, ...]:
+def kind_allowed(game: "Game", kind: str, used: list[str]) -> bool:
+    """R118 ``witch_potions_per_night``: ``one`` potion a night; ``one_kind``: several bottles of one kind
+    (antidote + original as antidote, or poison + original as poison); ``both``: anything."""
+    rule = game.sw.witch_potions_per_night
+    if rule == "one":
+        return not used
+    if rule == "one_kind":
+        return all(u == kind for u in used)
+    return True
+
+
+def poison_targets(game: "Game", night: "Night", witch: int, saved_tonight: bool | list[str],
+                   potion: str = "poison") -> tuple[int, ...]:
     """Living players she may poison now; empty when she may not poison (every answer but null is refused)."""
     sw = game.sw
-    if not game.state.poison or night.later_hand_blocked or game.state.skill_disabled(witch):
+    used = saved_tonight if isinstance(saved_tonight, list) else (["save"] if saved_tonight else [])
+    available = game.state.poison if potion == "poison" else has_original(game)
+    if not available or night.later_hand_blocked or game.state.skill_disabled(witch):
         return ()
-    if saved_tonight and sw.witch_potions_per_night in ("one", "one_kind"):
+    if not kind_allowed(game, "poison", used):
         return ()  # one potion a night (R118); one_kind allows two of one kind, not save + poison
-    targets = [s for s in night.alive_at_start if sw.witch_self_poison or s != witch]
-    if saved_tonight:
-        targets = [s for s in targets if s != night.saved]  # never save and poison one player (OQ38)
-    return tuple(targets)
+    poisoned = ([night.poisoned] if night.poisoned is not None else []) + night.poisons
+    targets = [s for s in night.alive_at_start if (sw.witch_self_poison or s != witch) and s not in poisoned]
+    # never save and poison one player (OQ38)
+    return tuple(s for s in targets if s != night.saved and s not in night.saves)
 
 
 def night_step(game: "Game", night: "Night") -> "Flow":
@@ -63,26 +86,62 @@ def night_step(game: "Game", night: "Night") -> "Flow":
     for witch in game.state.holders(Role.WITCH):
         if game.sw.knife_first == "before_witch" and deaths.knife_alone_wins(game, night):
             night.later_hand_blocked = True  # R35: her skills are "later hand" and cannot be used
-        told, victim = shown_victim(game, night)
-        saved = False
+        told, victims = shown_victims(game, night)
+        used: list[str] = []
         if told:
-            night.witch_shown = victim
-            game.emit(WitchTold(phase=night.phase, visibility=only(witch), seat=witch, victim=victim))
-            if victim is not None:
-                legal_save = can_save(game, night, witch, victim)
-                # Asked whenever a victim is shown; a save she may not make is refused (R9).
-                answer = yield from game.ask(witch, Kind.WITCH_SAVE, _bool_or_false(legal_save), False,
-                                             context={"victim": victim})
-                if answer and legal_save:
-                    saved = True
-                    night.saved = victim
-                    game.emit(WitchSaved(phase=night.phase, visibility=only(witch), seat=witch, target=victim))
-        targets = poison_targets(game, night, witch, saved)
-        target = yield from game.ask(witch, Kind.WITCH_POISON, ChooseSeat(options=targets), None,
-                                     context={"has_poison": game.state.poison})
-        if target is not None:
-            night.poisoned = target
-            game.emit(WitchPoisoned(phase=night.phase, visibility=only(witch), seat=witch, target=target))
+            night.witch_shown = victims[0] if victims else None
+            game.emit(WitchTold(phase=night.phase, visibility=only(witch), seat=witch,
+                                victim=victims[0] if victims else None,
+                                victims=victims if len(victims) > 1 else None))
+            if victims:
+                yield from _save(game, night, witch, victims, "antidote", used)
+                if has_original(game):
+                    yield from _save(game, night, witch, victims, "original", used)
+        yield from _poison(game, night, witch, "poison", used)
+        if has_original(game):
+            yield from _poison(game, night, witch, "original", used)
+
+
+def _save(game: "Game", night: "Night", witch: int, victims: list[int], potion: str, used: list[str]) -> "Flow":
+    """Asked whenever a victim is shown; a save she may not make is refused (R9). One victim: true/false;
+    several (003): the seat to save, or false."""
+    from arena.actions import ChooseOption
+    from arena.rules.night import is_saved
+
+    allowed = kind_allowed(game, "save", used)
+    candidates = [v for v in victims if allowed and not is_saved(night, v) and can_save(game, night, witch, v, potion)]
+    kind = Kind.WITCH_SAVE if potion == "antidote" else Kind.WITCH_ORIGINAL_SAVE
+    if len(victims) == 1:
+        legal = _bool_or_false(bool(candidates))
+        context = {"victim": victims[0]}
+    else:
+        legal = ChooseOption(options=tuple(candidates) + (False,))
+        context = {"victims": list(victims)}
+    answer = yield from game.ask(witch, kind, legal, False, context=context)
+    if answer is False or answer is None or not candidates:
+        return
+    target = candidates[0] if answer is True else answer
+    if night.saved is None:
+        night.saved = target
+    else:
+        night.saves.add(target)
+    used.append("save")
+    game.emit(WitchSaved(phase=night.phase, visibility=only(witch), seat=witch, target=target, potion=potion))
+
+
+def _poison(game: "Game", night: "Night", witch: int, potion: str, used: list[str]) -> "Flow":
+    targets = poison_targets(game, night, witch, used, potion)
+    kind = Kind.WITCH_POISON if potion == "poison" else Kind.WITCH_ORIGINAL_POISON
+    has = game.state.poison if potion == "poison" else has_original(game)
+    target = yield from game.ask(witch, kind, ChooseSeat(options=targets), None, context={"has_poison": has})
+    if target is None:
+        return
+    if night.poisoned is None:
+        night.poisoned = target
+    else:
+        night.poisons.append(target)
+    used.append("poison")
+    game.emit(WitchPoisoned(phase=night.phase, visibility=only(witch), seat=witch, target=target, potion=potion))
 
 
 def _bool_or_false(allowed: bool):

@@ -14,8 +14,14 @@ if TYPE_CHECKING:
 
 
 def knife_holders(game: "Game") -> list[int]:
-    """Every living wolf-card holder knifes (R26); a wolf lover too (OQ7)."""
-    return game.state.wolf_card_seats()
+    """Every living wolf-card holder knifes (R26); a wolf lover too (OQ7); not the latent little wolf
+    brother (R167). In 003, once every wolves-camp player is dead, the living lovers camp knifes (R148)."""
+    from arena.rules import cupid, wolf_brothers
+
+    lovers_knife = cupid.lovers_knife_holders(game)
+    if lovers_knife:
+        return lovers_knife
+    return [s for s in game.state.wolf_card_seats() if not wolf_brothers.latent(game, s)]
 
 
 def consensus(choices: dict[int, int | None]) -> int | None:

@@ -1,0 +1,46 @@
+"""The fire wolf (R169, 003): a wolf card that knifes and is seen as a wolf. Once any wolf card has died,
+once per game, at his step he may permanently disable the skills of one other living player
+(``fire_wolf_disable``, seat or null, default null). His choice is told to him alone; the disabled seat
+is recorded for the referee (:class:`SkillsLost`) and learns it only when a skill fails.
+
+Effects (OQ54) are read wherever a skill is used, through ``state.skill_disabled``: seer no results,
+witch no potions, hunter no guns, guard no protection, elder no immunity nor extra life (his penalty still
+applies), idiot cannot avoid exile, scapegoat no tie, maid no swap, wolf kings no take, traveler no
+immunity. A revealed idiot dies at dawn (``skill_loss``, batch P). Cupid's link is unaffected. The disable
+applies to every step after his that night (R22): the guard's protection and the elder's immunity against
+tonight's knife were settled before it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.actions import ChooseSeat
+from arena.events import FireWolfUsed, REFEREE, SkillsLost, only
+from arena.types import Kind, Role
+
+if TYPE_CHECKING:
+    from arena.engine import Flow, Game
+    from arena.rules.night import Night
+
+
+def night_step(game: "Game", night: "Night") -> "Flow":
+    from arena.rules.wild_wolf import a_wolf_has_died
+
+    state = game.state
+    if state.fire_wolf_used or not a_wolf_has_died(game):
+        return
+    for seat in state.holders(Role.FIRE_WOLF):
+        if state.skill_disabled(seat):
+            continue
+        options = tuple(s for s in night.alive_at_start if s != seat)
+        target = yield from game.ask(seat, Kind.FIRE_WOLF_DISABLE, ChooseSeat(options=options), None)
+        if target is None:
+            continue
+        game.emit(FireWolfUsed(phase=night.phase, visibility=only(seat), seat=seat, target=target))
+        if not state.skill_disabled(target):
+            game.emit(SkillsLost(phase=night.phase, visibility=REFEREE, seats=[target], reason="fire_wolf"))
+        player = state.players[target]
+        if player.card == Role.IDIOT and player.idiot_revealed:
+            night.extra.setdefault("skill_loss", []).append(target)  # type: ignore[union-attr]
+        return

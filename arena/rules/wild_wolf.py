@@ -1,0 +1,34 @@
+"""The wild wolf (R168, 003): a wolf card that knifes and is seen as a wolf. Until any wolf card has died,
+every night he may also wake alone and kill one other living player (``wild_wolf_kill``, seat or null,
+default null; cause ``wild_wolf``, a wolf attack in batch K). An attack on a wolf card has no effect
+(R28.3, :func:`arena.rules.night.attack_void`). His choice is told to him alone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.actions import ChooseSeat
+from arena.events import WildWolfKill, only
+from arena.types import Cause, Kind, Role, is_wolf_card
+
+if TYPE_CHECKING:
+    from arena.engine import Flow, Game
+    from arena.rules.night import Night
+
+
+def a_wolf_has_died(game: "Game") -> bool:
+    return any(not p.alive and is_wolf_card(p.card) for p in game.state.players.values())
+
+
+def night_step(game: "Game", night: "Night") -> "Flow":
+    from arena.rules.night import add_attack
+
+    if a_wolf_has_died(game):
+        return
+    for seat in game.state.holders(Role.WILD_WOLF):
+        options = tuple(s for s in night.alive_at_start if s != seat)
+        target = yield from game.ask(seat, Kind.WILD_WOLF_KILL, ChooseSeat(options=options), None)
+        if target is not None:
+            game.emit(WildWolfKill(phase=night.phase, visibility=only(seat), seat=seat, target=target))
+            add_attack(game, night, target, Cause.WILD_WOLF, seat)
