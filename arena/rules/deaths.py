@@ -108,9 +108,13 @@ def announcement_order(game: "Game", departed: list[Departed]) -> list[Departed]
 
 def knife_alone_wins(game: "Game", night: "Night") -> bool:
     """R35 ``before_witch``: would the knife (after guard and immunities) already give a result?"""
+    from arena.rules.night import is_protected
+
     target = night.knife
-    if target is None or night.guarded == target:
+    if target is None or is_protected(night, target):
         return False
+    if night.extra.get("knife_void") or night.extra.get("elder_absorbs") == target:
+        return False  # an immunity or the elder's extra life takes it (R28)
     state = game.state
     before = contenders(state)
     dying = {target}
