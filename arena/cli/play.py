@@ -77,7 +77,9 @@ def play_command(
     if watch:
         from arena.live import LiveView  # issue: live terminal view
 
-        live = LiveView(lang=lang, god_view=not human_seats, players=players)
+        # a player watches from his seat and cannot switch to the god view; a spectator can
+        live = LiveView(lang=lang, god_view=god_view and not human_seats, players=players,
+                        seat=human_seats[0] if human_seats else None, allow_toggle=not human_seats)
         on_event = live.on_event
     elif not quiet and not human_seats:
         def on_event(event: Any) -> None:

@@ -1,0 +1,352 @@
+"""A human seat: the player sits at the table in the terminal (``arena play --human SEAT``).
+
+The player sees the game only through the seat's :class:`~arena.observation.Observation`, the same
+filtered view any agent gets, narrated from the templates in ``prompts/<lang>/``. At each decision
+the legal choices are listed; the answer is a seat number, ``skip`` where abstaining is legal, yes
+or no, or a line of free text for speeches. An answer that cannot be used (not a number, a dead
+seat, an illegal target, an empty speech) gets a message and the same question again: nothing is
+lost, and the referee only ever receives answers that ``request.check`` accepted.
+
+Ctrl-C at a question asks whether to abandon the game; yes raises :class:`GameAbandoned` (a
+``KeyboardInterrupt``), which the referee records as an abandoned game before the program exits.
+Input is read with ``asyncio.to_thread`` so the seats around the human keep their event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import sys
+import threading
+from functools import lru_cache
+from typing import IO, Any
+
+import yaml
+
+from arena.actions import Answer, DecisionRequest, IllegalAnswer
+from arena.narration import LANGS, PROMPTS_DIR, Narrator, templates
+from arena.observation import Observation, SeatView
+
+_NO_FORCED = object()
+
+
+class GameAbandoned(KeyboardInterrupt):
+    """The human chose to leave; the referee writes the result line with ``abandoned=true``."""
+
+
+@lru_cache(maxsize=4)
+def human_templates(lang: str) -> dict[str, Any]:
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; choose one of {', '.join(LANGS)}")
+    return yaml.safe_load((PROMPTS_DIR / lang / "human.yaml").read_text(encoding="utf-8"))
+
+
+def _words(values: list[Any]) -> set[str]:
+    return {str(v).lower() for v in values}
+
+
+class HumanAgent:
+    """Asks the person at the terminal. One instance per human seat."""
+
+    spec = "human"
+    deterministic = False
+
+    def __init__(self, seat: int, lang: str = "en", *, stdin: IO[str] | None = None, stdout: IO[str] | None = None):
+        self.seat = seat
+        self.lang = lang
+        self.t = human_templates(lang)
+        self.n = templates(lang)
+        from arena.viewer import viewer_labels
+
+        self.v = viewer_labels(lang)
+        self.narrator = Narrator(lang, god_view=False, seat=seat)
+        self.stdin = stdin or sys.stdin
+        self.stdout = stdout or sys.stdout
+        self.color = bool(getattr(self.stdout, "isatty", lambda: False)())
+        self._pending: asyncio.Future[str] | None = None  # the one outstanding line read, kept across Ctrl-C
+        self._welcomed = False
+        self._interrupted = asyncio.Event()
+        self.skip_words = _words(self.t["skip_words"])
+        self.yes_words = _words(self.t["yes_words"])
+        self.no_words = _words(self.t["no_words"])
+
+    # ---- the agent interface ---------------------------------------------------------------
+    async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
+        from arena import live
+
+        view = observation.view()
+        # Ctrl-C from here on asks before leaving, instead of asyncio's cancel. Installed before the
+        # question is printed, so a Ctrl-C typed as soon as it shows is never missed.
+        loop = asyncio.get_running_loop()
+        self._interrupted = asyncio.Event()
+        previous = None
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGINT, lambda *_: loop.call_soon_threadsafe(self._interrupted.set))
+        try:
+            return await self._decide(observation, request, view)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+    async def _decide(self, observation: Observation, request: DecisionRequest, view: SeatView) -> Answer:
+        from arena import live
+
+        with live.paused():  # a live table view must not redraw over the question
+            self._show_news(observation, view)
+            forced = self._forced(request)
+            if forced is not _NO_FORCED:
+                self._say(self.t["forced"].format(value=self._value_text(forced)), dim=True)
+                return Answer(value=forced)
+            self._ask(request, view)
+            while True:
+                line = await self._read_answer()
+                if line is None:  # Ctrl-C, then "go on": the same question again
+                    self._ask(request, view)
+                    continue
+                try:
+                    value = request.check(self.parse(line, request, view))
+                except IllegalAnswer as exc:
+                    self._say("✗ " + str(exc), error=True)
+                    self._ask(request, view, again=True)
+                    continue
+                return Answer(value=value, meta={"raw_reply": line})
+
+    # ---- what the player is shown ----------------------------------------------------------
+    def s(self, seat: int | None) -> str:
+        return self.n["nobody"] if seat is None else self.n["seat"].format(seat=seat)
+
+    def seats(self, seats: Any) -> str:
+        seats = sorted(seats)
+        return ", ".join(self.s(x) for x in seats) if seats else self.n["nobody"]
+
+    def role(self, role: str | None) -> str:
+        if not role:
+            return self.t["unknown_role"]
+        return self.v["role"].get(role, role)
+
+    def _say(self, text: str, *, error: bool = False, dim: bool = False, bold: bool = False, end: str = "\n") -> None:
+        if self.color and (error or dim or bold):
+            code = "31" if error else "2" if dim else "1"
+            text = f"\x1b[{code}m{text}\x1b[0m"
+        self.stdout.write(text + end)
+        self.stdout.flush()
+
+    def _show_news(self, observation: Observation, view: SeatView) -> None:
+        if not self._welcomed:
+            self._welcomed = True
+            self._say(self.t["banner"].format(seat=self.seat, role=self.role(view.role)), bold=True)
+            self._say(self.t["welcome"].format(seat=self.seat, role=self.role(view.role)))
+        from arena import live
+
+        shown = live.active()
+        if shown is not None and getattr(shown, "seat", None) == self.seat:
+            return  # the live view already draws this seat's events
+        for event in observation.new_events:
+            line = self.narrator.line(event)
+            if line:
+                self._say(line)
+
+    def _status(self, view: SeatView) -> str:
+        dead = sorted(set(range(1, view.players + 1)) - view.alive)
+        lines = [self.t["status"].format(alive=self.seats(view.alive), dead=self.seats(dead),
+                                         sheriff=self.s(view.sheriff))]
+        if view.wolves and self.seat in view.wolves:
+            lines.append(self.t["wolves"].format(wolves=self.seats(view.wolves)))
+        if view.seer_results:
+            checks = ", ".join(self.t["check_wolf" if r == "wolf" else "check_good"].format(seat=self.s(s))
+                               for s, r in view.seer_results.items())
+            lines.append(self.t["checks"].format(checks=checks))
+        return "\n".join(lines)
+
+    def _question_text(self, request: DecisionRequest) -> str:
+        template = self.t["kinds"].get(request.kind) or self.t["kinds"]["other"]
+        ctx = request.context
+        fields = {"kind": request.kind, "victim": self.s(ctx.get("victim")),
+                  "before_speaker": self.s(ctx.get("before_speaker"))}
+        return template.format(**fields)
+
+    def _choices_text(self, request: DecisionRequest) -> str:
+        legal = request.legal
+        kind = legal.type
+        if kind == "seat":
+            text = self.t["choices_seat"].format(options=", ".join(str(o) for o in legal.options))
+            if legal.allow_none:
+                meaning = self.t["skip_meaning"].get(request.kind) or self.t["skip_meaning"]["other"]
+                text += "\n" + self.t["choices_skip"].format(meaning=meaning)
+            return text
+        if kind == "bool":
+            default = ""
+            if request.default is False:
+                default = self.t["default_no"]
+            elif request.default is True:
+                default = self.t["default_yes"]
+            return self.t["choices_bool"].format(default=default)
+        if kind == "text":
+            return self.t["choices_text"]
+        if kind == "seats":
+            count = str(legal.min_count) if legal.min_count == legal.max_count else f"{legal.min_count}-{legal.max_count}"
+            return self.t["choices_seats"].format(count=count, options=", ".join(str(o) for o in legal.options),
+                                                  skip=self.t["choices_seats_skip"] if legal.allow_none else "")
+        if kind == "option":
+            return self.t["choices_option"].format(options=", ".join(self._value_text(o) for o in legal.options))
+        if kind == "speech_order":
+            starts = list(legal.starts)
+            return self.t["choices_order"].format(example=starts[0] if starts else 1,
+                                                  options=", ".join(str(s) for s in starts))
+        return ""
+
+    def _ask(self, request: DecisionRequest, view: SeatView, *, again: bool = False) -> None:
+        if not again:
+            self._say("")
+            self._say(self._status(view), dim=True)
+        phase = request.asked_in
+        phase_text = self.v["night" if phase.startswith("N") else "day"].format(n=phase[1:])
+        self._say(self.t["question"].format(phase=phase_text, text=self._question_text(request)), bold=True)
+        self._say("   " + self._choices_text(request).replace("\n", "\n   "))
+        self._say(self.t["prompt"], end="")
+
+    def _value_text(self, value: Any) -> str:
+        if value is True:
+            return self.v["yes"]
+        if value is False:
+            return self.v["no"]
+        if value is None:
+            return self.v["none_choice"]
+        return str(value)
+
+    # ---- reading and parsing answers -------------------------------------------------------
+    def _forced(self, request: DecisionRequest) -> Any:
+        """A question with one possible answer (a save she may not make) is answered for the player."""
+        legal = request.legal
+        if legal.type == "option" and len(legal.options) == 1:
+            return legal.options[0]
+        if legal.type == "seat" and not legal.options and legal.allow_none:
+            return None
+        return _NO_FORCED
+
+    def error(self, key: str, **fields: Any) -> IllegalAnswer:
+        return IllegalAnswer(self.t["errors"][key].format(**fields))
+
+    def parse(self, line: str, request: DecisionRequest, view: SeatView) -> Any:
+        """The typed line as a value for ``request.check``; raises IllegalAnswer with a clear message."""
+        text = line.strip()
+        legal = request.legal
+        kind = legal.type
+        if kind == "text":
+            if not text:
+                raise self.error("empty_speech")
+            return text
+        lowered = text.lower()
+        if kind == "bool":
+            if not text and isinstance(request.default, bool):
+                return request.default
+            if lowered in self.yes_words:
+                return True
+            if lowered in self.no_words:
+                return False
+            raise self.error("yes_no") if text else self.error("empty")
+        if not text:
+            raise self.error("empty")
+        if kind == "seat":
+            if lowered in self.skip_words:
+                if not legal.allow_none:
+                    raise self.error("skip_not_allowed")
+                return None
+            seat = self._seat_number(text)
+            self._check_seat(seat, legal.options, view)
+            return seat
+        if kind == "seats":
+            if lowered in self.skip_words:
+                return None
+            seats = [self._seat_number(part) for part in re.split(r"[\s,，、]+", text) if part]
+            for seat in seats:
+                self._check_seat(seat, legal.options, view)
+            return seats
+        if kind == "option":
+            for option in legal.options:
+                if lowered == str(option).lower() or lowered == self._value_text(option).lower():
+                    return option
+            return text
+        if kind == "speech_order":
+            parts = re.split(r"[\s,，、]+", text)
+            try:
+                start = self._seat_number(parts[0])
+            except IllegalAnswer:
+                raise self.error("bad_order", example=(legal.starts or (1,))[0]) from None
+            direction = parts[1].lower() if len(parts) > 1 else ""
+            if direction in _words(self.t["asc_words"]):
+                return {"start": start, "direction": "ascending"}
+            if direction in _words(self.t["desc_words"]):
+                return {"start": start, "direction": "descending"}
+            raise self.error("bad_order", example=(legal.starts or (1,))[0])
+        return text
+
+    def _seat_number(self, text: str) -> int:
+        match = re.fullmatch(r"#?\s*(\d+)\s*号?", text.strip())
+        if not match:
+            raise self.error("not_a_number", text=text.strip())
+        return int(match.group(1))
+
+    def _check_seat(self, seat: int, options: Any, view: SeatView) -> None:
+        if seat in options:
+            return
+        if not 1 <= seat <= view.players:
+            raise self.error("no_such_seat", seat=seat)
+        if seat not in view.alive:
+            raise self.error("dead_seat", seat=self.s(seat))
+        raise self.error("illegal_seat", seat=self.s(seat))
+
+    async def _next(self, interrupted: asyncio.Event) -> tuple[str, str | None]:
+        """("line", text), ("eof", None) or ("interrupt", None). A read cut short by Ctrl-C stays
+        pending and delivers the next line typed, so no keystroke is lost or read twice."""
+        if self._pending is None:
+            self._pending = asyncio.ensure_future(asyncio.to_thread(self.stdin.readline))
+        waiter = asyncio.ensure_future(interrupted.wait())
+        try:
+            done, _ = await asyncio.wait({self._pending, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+        if self._pending in done:
+            line = self._pending.result()
+            self._pending = None
+            if line == "":
+                return "eof", None
+            return "line", line.rstrip("\r\n")
+        interrupted.clear()
+        return "interrupt", None
+
+    async def _read_answer(self) -> str | None:
+        """The next line typed, or None after Ctrl-C when the player chose to go on."""
+        interrupted = self._interrupted
+        kind, text = await self._next(interrupted)
+        if kind == "line":
+            return text
+        if kind == "eof":  # stdin closed: nobody is left to answer
+            self._say("\n" + self.t["abandoned"], error=True)
+            raise GameAbandoned()
+        self._say("\n" + self.t["abandon_question"], end="")
+        while True:
+            kind, text = await self._next(interrupted)
+            if kind == "interrupt":
+                self._say("\n" + self.t["abandon_second"])
+                self._say(self.t["abandon_question"], end="")
+                continue
+            if kind == "eof" or (text or "").strip().lower() in self.yes_words:
+                self._say(self.t["abandoned"], error=True)
+                raise GameAbandoned()
+            self._say(self.t["resumed"], dim=True)
+            return None
+
+
+def _factory(rest: str, *, seat: int, seed: int = 0, **options: Any) -> HumanAgent:
+    return HumanAgent(seat, lang=options.get("lang", "en"))
+
+
+def _register() -> None:
+    from agents import registry
+
+    registry.register("human", _factory)
+
+
+_register()
