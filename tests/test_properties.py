@@ -16,7 +16,8 @@ from arena.observation import Observation
 from arena.referee import play_sync
 from arena.replay import replay
 from arena.transcript import TranscriptWriter, read_transcript
-from arena.types import Winner, is_wolf_card
+from arena.rules.victory import camp_of
+from arena.types import Camp, Winner, is_wolf_card
 from tests.helpers import CORE_SWITCHES, playable_presets, random_game, switch_values
 
 PRESETS = playable_presets()
@@ -38,6 +39,7 @@ class LeakCheckingBot(RandomBot):
     def __init__(self, seat: int, seed: int, truth: dict[str, Any]):
         super().__init__(seat, seed)
         self.truth = truth
+        self.seen: list[Any] = []
 
     def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
         # The driver turns an agent's exception into a recorded default (the game never dies), so
@@ -53,7 +55,10 @@ class LeakCheckingBot(RandomBot):
         game = self.truth["game"]
         me = self.seat
         my_card = game.state.card(me)
-        for e in observation.events:
+        # Each event is checked when it is first shown (the history before was checked earlier).
+        assert list(observation.events[: observation.new_from]) == self.seen, "history changed"
+        self.seen = list(observation.events)
+        for e in observation.new_events:
             assert e.visibility.allows(me), f"seat {me} shown {e.type} not visible to it"
             t = e.type
             if t in ("player_died", "center_cards"):
@@ -61,7 +66,9 @@ class LeakCheckingBot(RandomBot):
             if t in ("role_assigned", "thought", "answer_refused"):
                 assert e.seat == me, f"seat {me} shown seat {e.seat}'s {t}"
             if t in ("wolf_team", "wolf_knife_vote", "wolf_knife"):
-                assert is_wolf_card(my_card) or me in self.truth["wolves_at_start"], f"non-wolf {me} shown {t}"
+                # Wolves, or in 003 the lovers camp once it holds the knife (R148).
+                assert (is_wolf_card(my_card) or me in self.truth["wolves_at_start"]
+                        or camp_of(game.state, me) == Camp.LOVERS), f"non-wolf {me} shown {t}"
             if t in ("seer_result", "witch_told", "witch_saved", "witch_poisoned", "guard_protected",
                      "hunter_status"):
                 assert e.seat == me, f"seat {me} shown seat {e.seat}'s private {t}"
