@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from arena.config import ConfigError
 from arena.events import Event
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
@@ -21,7 +22,7 @@ LANGS = ("en", "zh")
 @lru_cache(maxsize=4)
 def templates(lang: str) -> dict[str, Any]:
     if lang not in LANGS:
-        raise ValueError(f"unknown language {lang!r}; choose one of {', '.join(LANGS)}")
+        raise ConfigError(f"unknown language {lang!r}; choose one of {', '.join(LANGS)}")
     return yaml.safe_load((PROMPTS_DIR / lang / "narration.yaml").read_text(encoding="utf-8"))
 
 

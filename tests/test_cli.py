@@ -1,0 +1,79 @@
+"""The command line: the default game, clear one-line errors, and the informational commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from arena.cli.main import app
+
+runner = CliRunner()
+
+
+def test_play_default_writes_a_replayable_transcript(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["play", "--seed", "7", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "Night 1 falls" in result.output and "Game over" in result.output
+    files = list(tmp_path.glob("std-12-guard-seed7*.jsonl"))
+    assert len(files) == 1
+    header = json.loads(files[0].read_text(encoding="utf-8").splitlines()[0])
+    assert header["preset"] == "std-12-guard" and [a["spec"] for a in header["agents"]] == ["bot:heuristic"] * 12
+    replay = runner.invoke(app, ["replay", str(files[0])])
+    assert replay.exit_code == 0 and "identical" in replay.output
+
+
+def test_play_in_chinese(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["play", "--seed", "3", "--lang", "zh", "--agents", "bot:random", "-o",
+                                 str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "天黑请闭眼" in result.output
+
+
+def test_two_games_never_overwrite_each_other(tmp_path: Path) -> None:
+    for _ in range(2):
+        assert runner.invoke(app, ["play", "-s", "1", "-a", "bot:random", "-q", "-o", str(tmp_path)]).exit_code == 0
+    assert len(list(tmp_path.glob("*.jsonl"))) == 2
+
+
+def test_bad_input_is_one_clear_line(tmp_path: Path) -> None:
+    cases = [
+        (["play", "--preset", "nope"], "unknown preset 'nope'"),
+        (["play", "--agents", "foo:bar"], "unknown agent spec 'foo:bar'"),
+        (["play", "--agents", "bot:random,bot:random"], "lists 2 specs but the board has 12 seats"),
+        (["play", "-r", "witch_self_save=sometimes"], "witch_self_save"),
+        (["play", "-r", "nonsense"], "--rule expects name=value"),
+        (["play", "--lang", "fr"], "unknown language 'fr'"),
+        (["rules", "show", "nope"], "unknown preset"),
+        (["replay", str(tmp_path / "missing.jsonl")], "cannot read"),
+    ]
+    for args, message in cases:
+        result = runner.invoke(app, args + ([] if args[0] != "play" else ["-o", str(tmp_path)]))
+        assert result.exit_code == 2, (args, result.output)
+        assert message in result.output, (args, result.output)
+        assert "Traceback" not in result.output
+
+
+def test_presets_rules_and_schema() -> None:
+    presets = runner.invoke(app, ["presets"])
+    assert presets.exit_code == 0 and "std-12-guard" in presets.output and "playable" in presets.output
+    shown = runner.invoke(app, ["rules", "show", "std-12-guard"])
+    assert shown.exit_code == 0
+    assert "side-kill" in shown.output and "屠边" in shown.output and "witch_self_save" in shown.output
+    schema = runner.invoke(app, ["schema"])
+    assert schema.exit_code == 0 and "DecisionLine" in schema.output
+
+
+def test_scenario_run_exit_codes(tmp_path: Path) -> None:
+    scenarios = Path(__file__).parent / "scenarios"
+    ok = runner.invoke(app, ["scenario", "run", str(scenarios / "core-01-guard-and-antidote-same-target.json")])
+    assert ok.exit_code == 0 and ok.output.startswith("PASS")
+    data = json.loads((scenarios / "core-01-guard-and-antidote-same-target.json").read_text())
+    data["expect"]["winner"] = "wolves"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    failed = runner.invoke(app, ["scenario", "run", "--json", str(bad)])
+    assert failed.exit_code == 1
+    record = json.loads(failed.output.splitlines()[0])
+    assert record["passed"] is False and record["actual"]["winner"] is None and "winner" in record["error"]

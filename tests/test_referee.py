@@ -1,0 +1,96 @@
+"""The driver: concurrency without nondeterminism, and agents that misbehave without killing the game."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import random
+
+from agents.bots import RandomBot
+from arena.actions import Answer, DecisionRequest
+from arena.engine import Game, GameSetup, new_game
+from arena.observation import Observation
+from arena.referee import play_sync, run_game
+from arena.transcript import TranscriptWriter
+
+
+class SlowRandom:
+    """The random bot behind an async interface, answering after a random delay (out of order)."""
+
+    deterministic = True
+
+    def __init__(self, seat: int, seed: int):
+        self.inner = RandomBot(seat, seed)
+        self.spec = "bot:random"
+        self.jitter = random.Random(seat * 7919)
+
+    async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
+        await asyncio.sleep(self.jitter.random() * 0.002)
+        return self.inner.decide_sync(observation, request)
+
+
+def test_concurrent_answers_are_applied_in_seat_order() -> None:
+    """R82 ballots are simultaneous: the agents finish in any order, the transcript is the same."""
+    seed = 17
+    sync_out, async_out = io.StringIO(), io.StringIO()
+    setup = GameSetup(preset="std-12-guard", seed=seed)
+    play_sync(setup, [RandomBot(s, seed) for s in range(1, 13)], writer=TranscriptWriter(stream=sync_out),
+              specs=["bot:random"] * 12)
+    asyncio.run(run_game(setup, [SlowRandom(s, seed) for s in range(1, 13)],
+                         writer=TranscriptWriter(stream=async_out), specs=["bot:random"] * 12))
+    assert sync_out.getvalue() == async_out.getvalue()
+
+
+class Crasher:
+    spec = "test:crasher"
+
+    async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
+        raise RuntimeError("model exploded")
+
+
+class Nonsense:
+    spec = "test:nonsense"
+
+    async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
+        return Answer(value={"not": "an answer"})
+
+
+def test_a_crashing_or_nonsensical_agent_never_stops_the_game() -> None:
+    """R9: an illegal answer is refused and the default applies; an agent error is a recorded fault."""
+    seed = 5
+    agents = [Crasher() if s in (1, 2) else Nonsense() if s in (3, 4) else RandomBot(s, seed) for s in range(1, 13)]
+    out = io.StringIO()
+    result = asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=seed), agents,
+                                  writer=TranscriptWriter(stream=out)))
+    assert result.winner in {"village", "wolves", "draw"}
+    records = result.game.decisions
+    crashed = [r for r in records if r.request.seat in (1, 2)]
+    nonsense = [r for r in records if r.request.seat in (3, 4)]
+    assert crashed and all(r.value == r.request.default for r in crashed)
+    assert nonsense and all(r.refused and r.value == r.request.default for r in nonsense)
+    text = out.getvalue()
+    assert "agent error: RuntimeError: model exploded" in text
+    assert '"refused":true' in text
+
+
+def test_illegal_answers_are_refused_with_a_reason() -> None:
+    game = new_game("std-12-guard", seed=1, rules={"sheriff": False})
+    guard_request = next(r for r in game.pending())
+    assert guard_request.kind == "guard"
+    game.submit({guard_request.id: 99})
+    record = game.decisions[-1]
+    assert record.refused and record.value is None and "not a legal choice" in record.error
+    refused = [e for e in game.log if e.type == "answer_refused"]
+    assert refused and refused[-1].visibility.seats == (guard_request.seat,)
+
+
+def test_pending_names_seat_kind_and_legal_set() -> None:
+    game = Game(GameSetup(preset="std-12-guard", seed=2, rules={"sheriff": False}))
+    seen = set()
+    while not game.over and len(seen) < 4:
+        requests = game.pending()
+        for r in requests:
+            seen.add(r.kind)
+            assert 1 <= r.seat <= 12 and r.legal.check(r.default) == r.default or r.legal.type == "seat"
+        game.submit({r.id: r.default for r in requests})
+    assert {"guard", "wolf_kill"} <= seen

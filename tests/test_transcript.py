@@ -1,0 +1,100 @@
+"""Transcripts: the format, per-line flushing, torn tails, version refusal, and the fast writer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agents.bots import RandomBot
+from arena.engine import GameSetup
+from arena.referee import decision_fields, play_sync
+from arena.transcript import (DecisionLine, EventLine, LINE_ADAPTER, SCHEMA_VERSION, TranscriptError,
+                              TranscriptWriter, json_schema, read_transcript)
+
+
+def write_game(path: Path, seed: int = 3) -> None:
+    setup = GameSetup(preset="std-12-guard", seed=seed)
+    with TranscriptWriter(path) as writer:
+        play_sync(setup, [RandomBot(s, seed) for s in range(1, 13)], writer=writer)
+
+
+def test_every_line_validates_against_the_models(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    write_game(path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    kinds = [json.loads(line)["type"] for line in lines]
+    assert kinds[0] == "header" and kinds[-1] == "result"
+    assert {"event", "decision"} <= set(kinds)
+    for line in lines:
+        LINE_ADAPTER.validate_json(line)
+    t = read_transcript(path)
+    assert t.complete and t.header.schema_version == SCHEMA_VERSION
+    assert [e.seq for e in t.events] == list(range(len(t.events)))
+
+
+def test_fast_writer_matches_the_models(tmp_path: Path) -> None:
+    """The writer serialises lines without building models; the bytes must be what the models give."""
+    path = tmp_path / "g.jsonl"
+    write_game(path, seed=11)
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = LINE_ADAPTER.validate_json(raw)
+        if isinstance(line, (EventLine, DecisionLine)):
+            assert line.model_dump_json() == raw
+    # the field order of the fast decision writer is the model's order
+    from arena.actions import ChooseBool, DecisionRequest
+    from arena.engine import DecisionRecord
+
+    req = DecisionRequest(id=1, seat=2, kind="vote", phase="D1", asked_in="D1", legal=ChooseBool())
+    fields = decision_fields(DecisionRecord(req, True, True, False, None), RandomBot(2, 0), None, None)
+    assert list(fields) == list(DecisionLine.model_fields)
+
+
+def test_a_crash_leaves_every_completed_line(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    write_game(path)
+    text = path.read_text(encoding="utf-8")
+    torn = text[: len(text) - 40]  # the process died in the middle of the last lines
+    path.write_text(torn, encoding="utf-8")
+    t = read_transcript(path)
+    assert t.torn_tail and not t.complete
+    assert len(t.events) + len(t.decisions) == torn.count("\n") - 1
+
+
+def test_newer_schema_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    write_game(path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["schema_version"] = SCHEMA_VERSION + 1
+    path.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n", encoding="utf-8")
+    with pytest.raises(TranscriptError, match="newer than this arena reads"):
+        read_transcript(path)
+
+
+def test_garbage_in_the_middle_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    write_game(path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[5] = "{oops"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(TranscriptError, match=r"g.jsonl:6: not JSON"):
+        read_transcript(path)
+
+
+def test_flushed_line_by_line(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    writer = TranscriptWriter(path)
+    from arena.transcript import HeaderLine
+
+    writer.write(HeaderLine(game_id="x", preset="std-12-guard", rules={}, switches={}, seed=1, agents=[],
+                            package_version="0"))
+    assert path.read_text(encoding="utf-8").count("\n") == 1  # on disk before close
+    writer.close()
+
+
+def test_json_schema_describes_every_line_type() -> None:
+    schema = json.dumps(json_schema())
+    for name in ("HeaderLine", "EventLine", "DecisionLine", "ResultLine", "BallotCast", "Visibility"):
+        assert name in schema
