@@ -46,7 +46,8 @@ class LLMAgentOptions(BaseModel):
     max_repairs: int = Field(default=2, ge=0, description="re-asks after an unusable answer")
     self_destruct: Literal["own_turn", "always", "never"] = "own_turn"
     beliefs: bool = True
-    notes_max_chars: int = Field(default=600, ge=0)
+    notes_max_chars: int = Field(default=600, ge=1)
+    reasoning_max_chars: int = Field(default=1500, ge=1, description="maxLength asked of the reasoning field")
     speech_max_chars: int | None = Field(default=800, description="asked-for length of a speech (<= the legal max)")
     record_prompt: Literal["full", "question", "none"] = "full"
     raw_reply_max_chars: int = 4000
@@ -99,7 +100,8 @@ class LLMAgent:
             speech_chars = min(limits) if limits else None
         built = self.builder(lang).build(observation, request, notes=self.notes, beliefs=self.options.beliefs,
                                          speech_chars=speech_chars)
-        schema = answer_schema(request, belief_seats=built.belief_seats)
+        schema = answer_schema(request, belief_seats=built.belief_seats, reasoning_chars=self.options.reasoning_max_chars,
+                               notes_chars=self.options.notes_max_chars, speech_chars=speech_chars)
         messages: list[ChatMessage] = list(built.messages)
         attempts: list[dict[str, Any]] = []
         usage = Usage()

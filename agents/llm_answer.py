@@ -58,11 +58,19 @@ def action_schema(legal: Any) -> dict[str, Any]:
     return {"type": "string", "description": "the answer as JSON text"}
 
 
-def answer_schema(request: Any, *, belief_seats: list[int] | None = None, name: str = "answer") -> AnswerSchema:
+def answer_schema(request: Any, *, belief_seats: list[int] | None = None, name: str = "answer",
+                  reasoning_chars: int = 1500, notes_chars: int = 600, speech_chars: int | None = None) -> AnswerSchema:
+    """``*_chars`` become ``maxLength`` hints: grammar-constrained local servers then always close
+    their strings (a small model otherwise rambles until it runs out of tokens)."""
+    action = action_schema(request.legal)
+    if speech_chars and action.get("type") == "string" and "maxLength" in action:
+        action["maxLength"] = min(action["maxLength"], speech_chars)
     props: dict[str, Any] = {
-        "reasoning": {"type": "string", "description": "private reasoning, never shown to other players"},
-        "action": action_schema(request.legal),
-        "notes": {"type": "string", "description": "a short private memo for your later decisions"},
+        "reasoning": {"type": "string", "maxLength": reasoning_chars,
+                      "description": "private reasoning, never shown to other players"},
+        "action": action,
+        "notes": {"type": "string", "maxLength": notes_chars,
+                  "description": "a short private memo for your later decisions"},
     }
     if belief_seats:
         props["beliefs"] = {
