@@ -167,9 +167,10 @@ class _Side:
         if line is None and e.type in ("role_assigned", "wolf_knife_vote", "witch_told", "player_died"):
             line = self.text.line(e)
         if line:
+            indent = "  " if e.type == "ballot_cast" else ""  # ballots sit under their vote's title
             for part in line.strip("\n").split("\n"):
                 if part.strip():
-                    self.lines.append(part.rstrip())
+                    self.lines.append(indent + part.strip() if part.startswith("    ") else part.strip())
         return True
 
 
@@ -282,7 +283,7 @@ class LiveView:
         phase = self.v["night" if night else "day"].format(n=st.phase[1:])
         mode = self.v["god_view"] if self.god_view else (
             self.v["seat_view"].format(seat=self.seat) if self.seat is not None else self.v["public_view"])
-        hint = "  [dim](g: god view)[/]" if self.allow_toggle else ""
+        hint = f"  [dim]({self.v['toggle_hint']})[/]" if self.allow_toggle else ""
         title = f"[bold]{self.v['title']}[/] · {'🌙' if night else '☀'}  [bold]{phase}[/] · [italic]{mode}[/]{hint}"
         parts: list[RenderableType] = [Panel(self._seats(st), title=title, border_style="blue" if night else "yellow")]
         if st.speech is not None:
@@ -295,7 +296,8 @@ class LiveView:
             parts.append(self._votes(st))
         if st.winner is not None:
             winner = side.narrator.t["winner"].get(st.winner, st.winner)
-            parts.append(Panel(Text(self.v["winner"].format(winner=winner) + f" ({st.reason})", style="bold"),
+            reason = side.text.reason(st.reason)
+            parts.append(Panel(Text(self.v["winner"].format(winner=winner) + f" ({reason})", style="bold"),
                                border_style="green" if st.winner == "village" else "red"))
         parts.append(Panel(Text("\n".join(side.lines)), title=self.v["log"], title_align="left", border_style="dim"))
         return Group(*parts)

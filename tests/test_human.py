@@ -281,7 +281,7 @@ def test_watching_while_playing_keeps_the_seat_view() -> None:
         assert term.wait() == 0
         assert questions > 0
         assert "Seat 3" in term.screen and "God view" not in term.screen
-        assert "(g: god view)" not in term.screen
+        assert "god view on/off" not in term.screen
 
 
 # ---- the live view, rendered into a string --------------------------------------------------------

@@ -220,7 +220,8 @@
     app.dataset.view = ui.view;
     app.dataset.lang = ui.lang;
     const phase = st.phase || (st.current && st.current.stage) || "N1";
-    document.body.className = isNight(phase) ? "night" : "day";
+    document.body.classList.toggle("night", isNight(phase));
+    document.body.classList.toggle("day", !isNight(phase));
     renderResultChip(st);
     renderSeats(st);
     renderArrows(st);
@@ -734,6 +735,10 @@
       if (again) play();
     });
     if (autoplay) play();
+    // transitions and entrance animations start with the first step the viewer takes
+    const animate = () => document.body.classList.add("animate");
+    for (const type of ["keydown", "pointerdown"]) document.addEventListener(type, animate, { once: true });
+    if (autoplay) animate();
   }
 
   init();
