@@ -247,9 +247,12 @@ class Memory:
         elif t == "speech":
             self._speech(e)
         elif t == "seer_result":
+            if e.result in ("none", "", None):
+                return  # skills disabled: no result to remember
             if e.target not in self.seer_results:
                 self.check_order.append(e.target)
-            self.seer_results[e.target] = e.result
+            # Under seer_result=exact_role the result is the card: fold it to wolf / good.
+            self.seer_results[e.target] = "wolf" if e.result == "wolf" or is_wolf_card(e.result) else "good"
         elif t == "witch_told":
             self.witch_told[parse_phase(e.phase)[1]] = e.victim
         elif t == "witch_saved":
@@ -646,6 +649,9 @@ class HeuristicBot(SyncAgent):
         # cannot cover him twice running, and the antidote is single-use.
         if last is not None and last in options and (last in real_seers or m.revealed.get(last) in GOD_ROLES):
             return last
+        trusted_pub, _ = self.seer_status(private=False)
+        if trusted_pub is not None and trusted_pub in m.wolves:
+            real_seers = []  # our fake is believed: a knifed real seer would be believed posthumously
         for seer in real_seers:
             if not self._guard_covers(seer, night):
                 return seer  # on the nights the guard (by convention) covers him, knife elsewhere

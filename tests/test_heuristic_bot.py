@@ -182,3 +182,14 @@ def test_heuristic_beats_random_from_both_sides() -> None:
     base_wolves = _rate("std-12-guard", wolf_seeds, "r", "r", "wolves")
     heur_wolves = _rate("std-12-guard", wolf_seeds, "r", "h", "wolves")
     assert heur_wolves >= base_wolves + 0.5, (heur_wolves, base_wolves)
+
+
+def test_exact_role_results_fold_to_wolf_or_good() -> None:
+    from agents.heuristic import Memory
+    from arena.events import SeerResult, only
+
+    m = Memory(players=12)
+    m.apply(SeerResult(phase="N1", visibility=only(3), seat=3, target=5, result="werewolf"))
+    m.apply(SeerResult(phase="N2", visibility=only(3), seat=3, target=6, result="hunter"))
+    m.apply(SeerResult(phase="N3", visibility=only(3), seat=3, target=7, result="none"))
+    assert m.seer_results == {5: "wolf", 6: "good"} and m.check_order == [5, 6]
