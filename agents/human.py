@@ -29,6 +29,17 @@ from arena.narration import LANGS, PROMPTS_DIR, Narrator, templates
 from arena.observation import Observation, SeatView
 
 _NO_FORCED = object()
+#: Private events the terminal narration has no line for, worded by the replay page's templates.
+SPELLED_OUT = frozenset({"wolf_knife_vote", "witch_told", "hunter_status"})
+_terminal_lock: asyncio.Lock | None = None
+
+
+def _terminal() -> asyncio.Lock:
+    """One question on the terminal at a time, should two human seats share it."""
+    global _terminal_lock
+    if _terminal_lock is None:
+        _terminal_lock = asyncio.Lock()
+    return _terminal_lock
 
 
 class GameAbandoned(KeyboardInterrupt):
@@ -57,9 +68,10 @@ class HumanAgent:
         self.lang = lang
         self.t = human_templates(lang)
         self.n = templates(lang)
-        from arena.viewer import viewer_labels
+        from arena.viewer import EventText, viewer_labels
 
         self.v = viewer_labels(lang)
+        self.text = EventText(lang)
         self.narrator = Narrator(lang, god_view=False, seat=seat)
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
@@ -76,18 +88,19 @@ class HumanAgent:
         from arena import live
 
         view = observation.view()
-        # Ctrl-C from here on asks before leaving, instead of asyncio's cancel. Installed before the
-        # question is printed, so a Ctrl-C typed as soon as it shows is never missed.
-        loop = asyncio.get_running_loop()
-        self._interrupted = asyncio.Event()
-        previous = None
-        if threading.current_thread() is threading.main_thread():
-            previous = signal.signal(signal.SIGINT, lambda *_: loop.call_soon_threadsafe(self._interrupted.set))
-        try:
-            return await self._decide(observation, request, view)
-        finally:
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
+        async with _terminal():
+            # Ctrl-C from here on asks before leaving, instead of asyncio's cancel. Installed before
+            # the question is printed, so a Ctrl-C typed as soon as it shows is never missed.
+            loop = asyncio.get_running_loop()
+            self._interrupted = asyncio.Event()
+            previous = None
+            if threading.current_thread() is threading.main_thread():
+                previous = signal.signal(signal.SIGINT, lambda *_: loop.call_soon_threadsafe(self._interrupted.set))
+            try:
+                return await self._decide(observation, request, view)
+            finally:
+                if previous is not None:
+                    signal.signal(signal.SIGINT, previous)
 
     async def _decide(self, observation: Observation, request: DecisionRequest, view: SeatView) -> Answer:
         from arena import live
@@ -144,6 +157,8 @@ class HumanAgent:
             return  # the live view already draws this seat's events
         for event in observation.new_events:
             line = self.narrator.line(event)
+            if line is None and event.type in SPELLED_OUT:
+                line = "  " + self.text.line(event)
             if line:
                 self._say(line)
 

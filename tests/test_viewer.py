@@ -401,3 +401,23 @@ def test_chinese_labels_and_a_real_referee_game(workdir: Path) -> None:
     en = pages["step=0&view=seat:1&lang=en"]
     assert en.app.attrs["data-lang"] == "en" and "God view" in en.visible_text
     assert en.log_seqs() == [0]
+
+
+def test_an_unfinished_transcript_still_makes_a_page(workdir: Path, llm_game: Game) -> None:
+    """An abandoned game (or one cut by a crash) is shown up to where it stopped."""
+    lines = llm_game.path.read_text(encoding="utf-8").splitlines()
+    events = [i for i, raw in enumerate(lines) if json.loads(raw)["type"] == "event"]
+    cut = lines[: events[len(events) // 2]]
+    result = json.loads(lines[-1])
+    result["abandoned"] = True
+    abandoned = workdir / "abandoned.jsonl"
+    abandoned.write_text("\n".join(cut + [json.dumps(result)]) + "\n", encoding="utf-8")
+    torn = workdir / "torn.jsonl"
+    torn.write_text("\n".join(cut) + '\n{"type":"event","seq":', encoding="utf-8")
+    for path in (abandoned, torn):
+        data = build_view_data(path)
+        assert len(data["events"]) == len(events) // 2
+        assert all(d["at"] < len(data["events"]) for d in data["decisions"])
+        assert write_view(path).exists()
+    assert build_view_data(abandoned)["result"]["abandoned"] is True
+    assert build_view_data(torn)["meta"]["torn"] is True and build_view_data(torn)["result"] is None
