@@ -118,7 +118,10 @@ def parse_speech(text: str, players: int) -> ParsedSpeech:
     fake_positions = {pos for pos, _ in fakes}
     wolf_checks = [(pos, s, "wolf") for pos, s in seats("check_wolf") if pos not in fake_positions]
     good_checks = [(pos, s, "good") for pos, s in seats("check_good")]
-    out.checks = [(s, r) for _, s, r in sorted(wolf_checks + good_checks)]
+    checks: dict[int, str] = {}
+    for _, seat, result in sorted(wolf_checks + good_checks):
+        checks.setdefault(seat, result)  # two patterns may read the same statement
+    out.checks = list(checks.items())
     out.votes = [s for _, s in seats("vote")]
     for role in ("hunter", "witch", "guard", "idiot", "villager"):
         if present(f"{role}_claim"):

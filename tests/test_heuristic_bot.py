@@ -101,6 +101,12 @@ def test_parses_free_text() -> None:
     assert p.seer_claim and p.checks == [(5, "wolf"), (8, "good")] and p.votes == [5]
     p = parse_speech("我是预言家，查杀7号，金水3号，归票7号。", 12)
     assert p.seer_claim and (7, "wolf") in p.checks and (3, "good") in p.checks and p.votes == [7]
+    p = parse_speech("I'm the Seer. Last night I checked Player 5 — werewolf. Seat 8 is innocent. Voting for #5.", 12)
+    assert p.seer_claim and p.checks == [(5, "wolf"), (8, "good")] and p.votes == [5]
+    p = parse_speech("Seer here: 4: wolf, 9 - good. Exile player 4.", 12)
+    assert p.seer_claim and p.checks == [(4, "wolf"), (9, "good")] and p.votes == [4]
+    p = parse_speech("我是预言家，昨晚验了5号，是狼人，金水给了3号。投票给5号。", 12)
+    assert p.seer_claim and p.checks == [(5, "wolf"), (3, "good")] and p.votes == [5]
     p = parse_speech("I am not the seer, but 40 is a wolf and 4 is a wolf.", 12)
     assert not p.seer_claim and p.checks == [(4, "wolf")]  # a bot only records checks from seer claimants
     assert parse_speech("Vote 40.", 12).votes == []
