@@ -223,9 +223,9 @@ class HumanAgent:
 
     def _value_text(self, value: Any) -> str:
         if value is True:
-            return self.v["yes"]
+            return self.v["answer_yes"]
         if value is False:
-            return self.v["no"]
+            return self.v["answer_no"]
         if value is None:
             return self.v["none_choice"]
         return str(value)
@@ -277,6 +277,10 @@ class HumanAgent:
             seats = [self._seat_number(part) for part in re.split(r"[\s,，、]+", text) if part]
             for seat in seats:
                 self._check_seat(seat, legal.options, view)
+            if not legal.min_count <= len(seats) <= legal.max_count:
+                count = str(legal.min_count) if legal.min_count == legal.max_count else \
+                    f"{legal.min_count}-{legal.max_count}"
+                raise self.error("count", count=count)
             return seats
         if kind == "option":
             for option in legal.options:

@@ -353,3 +353,76 @@ def test_live_view_toggle_is_for_spectators_only() -> None:
     player = LiveView(lang="en", god_view=False, players=9, seat=2, console=console, pace=0, keys=False)
     assert not player.toggle_god_view() and not player.god_view
     player.close()
+
+
+# ---- every kind of question, answered in-process -----------------------------------------------------
+def _ask(request: Any, typed: list[str], lang: str = "en", seat: int = 3, dead: tuple[int, ...] = ()) -> tuple[Any, str]:
+    """Answer one request by 'typing' lines; returns (value, everything printed)."""
+    import asyncio
+
+    from agents.human import HumanAgent
+    from arena.events import DeathsAnnounced, GameStarted, RoleAssigned, only
+    from arena.observation import Observation
+    from arena.types import Role
+
+    events = [GameStarted(phase="N1", players=9, preset=PRESET, role_counts={"villager": 9}),
+              RoleAssigned(phase="N1", visibility=only(seat), seat=seat, role=Role.WITCH)]
+    if dead:
+        events.append(DeathsAnnounced(phase="D1", seats=list(dead), death_phase="N1"))
+    obs = Observation(seat=seat, players=9, preset=PRESET, switches={}, events=events, lang=lang)
+    out = io.StringIO()
+    agent = HumanAgent(seat, lang=lang, stdin=io.StringIO("".join(line + "\n" for line in typed)), stdout=out)
+    answer = asyncio.run(agent.decide(obs, request))
+    return answer.value, out.getvalue()
+
+
+def _request(kind: str, legal: Any, default: Any = None, **context: Any) -> Any:
+    from arena.actions import DecisionRequest
+
+    return DecisionRequest(id=1, seat=3, kind=kind, phase="N2", asked_in="N2", legal=legal, default=default,
+                           context=context)
+
+
+def test_every_kind_of_answer_and_its_error_messages() -> None:
+    from arena.actions import ChooseBool, ChooseOption, ChooseSeat, ChooseSeats, Speak, SpeechOrderChoice
+
+    value, out = _ask(_request("witch_poison", ChooseSeat(options=(1, 2, 4, 6))),
+                      ["", "two", "0", "5", "3", "#4"], dead=(5,))
+    assert value == 4
+    for message in ("Please type an answer.", '"two" is not a seat number.', "There is no seat 0",
+                    "Seat #5 is already out.", "Seat #3 cannot be chosen now.", "or 'skip' to keep the poison"):
+        assert message in out, message
+    assert out.count("❓ Night 2 · Use your poison tonight? On whom?") == 6  # asked again after each error
+
+    assert _ask(_request("vote", ChooseSeat(options=(1, 2))), ["skip"])[0] is None
+    value, out = _ask(_request("hunter_shoot", ChooseSeat(options=(1, 2), allow_none=False)), ["skip", "2号"])
+    assert value == 2 and "skipping is not allowed" in out
+
+    value, out = _ask(_request("witch_save", ChooseBool(), False, victim=6), ["maybe", "y"])
+    assert value is True and "#6 was knifed tonight. Use your antidote?" in out and "Please answer yes or no." in out
+    assert _ask(_request("self_destruct", ChooseBool(), False, before_speaker=4), [""])[0] is False
+
+    value, out = _ask(_request("witch_save", ChooseOption(options=(False,)), False, victim=6), [])
+    assert value is False and "Only one answer is possible here: no" in out
+
+    value, out = _ask(_request("speech", Speak()), ["", "   ", "I am the witch; #6 was knifed."])
+    assert value == "I am the witch; #6 was knifed." and out.count("Your speech is empty") == 2
+
+    value, out = _ask(_request("cupid_link", ChooseSeats(options=(1, 2, 4), min_count=2, max_count=2)),
+                      ["1", "1 12", "1 4"])
+    assert value == [1, 4] and "There is no seat 12" in out and "Choose 2 seats." in out
+
+    value, out = _ask(_request("speech_order_pick", SpeechOrderChoice(starts=(2, 4))), ["2 sideways", "4 desc"])
+    assert value == {"start": 4, "direction": "descending"} and "e.g. '2 asc'" in out
+
+    value, out = _ask(_request("thief_pick", ChooseOption(options=(0, 1))), ["7", "1"])
+    assert value == 1 and "Options: 0, 1" in out
+
+
+def test_chinese_answers() -> None:
+    from arena.actions import ChooseBool, ChooseSeat
+
+    value, out = _ask(_request("vote", ChooseSeat(options=(1, 2, 4))), ["三号", "5", "4号"], lang="zh", dead=(5,))
+    assert value == 4 and "「三号」不是座位号。" in out and "5号已经出局了。" in out and "放逐投票：投谁？" in out
+    assert _ask(_request("vote", ChooseSeat(options=(1, 2))), ["弃票"], lang="zh")[0] is None
+    assert _ask(_request("sheriff_run", ChooseBool(), False), ["是"], lang="zh")[0] is True

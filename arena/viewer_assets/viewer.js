@@ -516,8 +516,8 @@
 
   function formatAnswer(value) {
     if (value === null || value === undefined) return t("none_choice");
-    if (value === true) return t("yes");
-    if (value === false) return t("no");
+    if (value === true) return t("answer_yes");
+    if (value === false) return t("answer_no");
     if (typeof value === "number") return seatName(value);
     if (Array.isArray(value)) return value.map((v) => (typeof v === "number" ? seatName(v) : String(v))).join(", ");
     if (typeof value === "object") return Object.keys(value).map((k) => k + ": " + value[k]).join(", ");
