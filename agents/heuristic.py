@@ -750,17 +750,29 @@ class HeuristicBot(SyncAgent):
             return None
         if bel[best] >= KNOWN_WOLF:
             return best  # a checked or revealed wolf beats any vote call
-        call = self._sheriff_call()
-        if call is not None and call in options and bel.get(call, PRIOR) > CHECKED_GOOD \
-                and bel.get(m.sheriff, PRIOR) < 0.5:
-            return call  # follow the sheriff: votes concentrated win, split votes lose
+        call = self.leader_call()
+        if call is not None and call in options and bel.get(call, PRIOR) > CHECKED_GOOD:
+            return call  # follow the leader: votes concentrated win, split votes lose
         return best
 
-    def _sheriff_call(self) -> int | None:
+    def leader(self, private: bool = True) -> int | None:
+        """Whose vote call the good side follows: a sheriff it does not suspect, else the trusted seer."""
         m = self.mem
-        if m.sheriff is None or m.sheriff == self.seat:
+        if m.sheriff is not None and m.sheriff in m.alive and self.beliefs(private).get(m.sheriff, PRIOR) < 0.5:
+            return m.sheriff
+        trusted, _ = self.seer_status(private)
+        if trusted is not None and trusted in m.alive and self.seer_confident(private):
+            return trusted
+        return None
+
+    def leader_call(self, private: bool = True) -> int | None:
+        """The leader's latest vote call today (None when this seat is the leader itself)."""
+        m = self.mem
+        lead = self.leader(private)
+        if lead is None or lead == self.seat:
             return None
-        return m.sheriff_call(m.day)
+        calls = [t for d, t in m.claims.get(lead, Claims()).votes if d == m.day]
+        return calls[-1] if calls else None
 
     def team_vote(self, options: list[int]) -> int | None:
         """The wolves' common vote: pile onto the good player the village already leans to; bus a
@@ -768,7 +780,11 @@ class HeuristicBot(SyncAgent):
         m = self.mem
         pub = self.beliefs(private=False)
         tag = f"vote:{m.day}"  # the village's own tie-break: the wolves know where its votes go
-        call = m.sheriff_call(m.day) if m.sheriff not in m.wolves else None
+        lead = self.leader(private=False)
+        call = None
+        if lead is not None and lead not in m.wolves:
+            calls = [t for d, t in m.claims.get(lead, Claims()).votes if d == m.day]
+            call = calls[-1] if calls else None
         if call is not None and call in options and call not in m.wolves:
             return call  # the good side's own call on a good player: ride it, and look good doing so
         cands = sorted(set(options) | ({self.seat} if self.seat in m.alive else set()))
@@ -861,8 +877,8 @@ class HeuristicBot(SyncAgent):
         for f in sorted(fakes):
             parts.append(self._t("fake_seer", seat=f))
         target = self._speech_target()
-        if target is not None and self.beliefs().get(target, PRIOR) > 0.5:
-            parts.append(self._t("vote_call", seat=target))
+        if target is not None:
+            parts.append(self._t("vote_call", seat=target))  # the seer leads the vote
         return parts
 
     def _fake_seer_speech(self) -> list[str]:
