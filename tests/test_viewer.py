@@ -149,14 +149,16 @@ class Page:
         return self.by_id("center").find_all(lambda n: "now" in n.classes)[0].attrs
 
 
-def dump_dom(url: str) -> str:
+def dump_dom(url: str, *flags: str) -> str:
     with tempfile.TemporaryDirectory(prefix="arena-chromium-") as profile:
         proc = subprocess.run(
             [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
              "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-             f"--user-data-dir={profile}", "--dump-dom", url],
+             "--enable-logging=stderr", "--v=0", f"--user-data-dir={profile}", *flags, "--dump-dom", url],
             capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
+    errors = [line for line in proc.stderr.splitlines() if "CONSOLE" in line and "Uncaught" in line]
+    assert not errors, f"the page's script failed: {errors}"
     return proc.stdout
 
 
@@ -421,3 +423,14 @@ def test_an_unfinished_transcript_still_makes_a_page(workdir: Path, llm_game: Ga
         assert write_view(path).exists()
     assert build_view_data(abandoned)["result"]["abandoned"] is True
     assert build_view_data(torn)["meta"]["torn"] is True and build_view_data(torn)["result"] is None
+
+
+@needs_chromium
+def test_autoplay_runs_to_the_end(llm_game: Game, llm_page: Path) -> None:
+    """Play from the start in a seat's view; Chromium's virtual time runs the timers at once."""
+    seat = 4
+    url = f"{llm_page.resolve().as_uri()}#step=0&view=seat:{seat}&play=1"
+    page = Page(dump_dom(url, "--virtual-time-budget=3600000"))
+    last = [i for i in llm_game.visible(seat) if llm_game.log[i].type not in NOT_LOGGED][-1]
+    assert page.step == last and page.view == f"seat:{seat}"
+    assert page.by_id("result").attrs["data-winner"] == llm_game.t.result.winner

@@ -117,7 +117,7 @@
   function fold() {
     const st = {
       phase: null, dead: new Set(), roles: {}, known: {}, sheriff: null, markers: {}, vote: null,
-      candidates: new Set(), pk: new Set(), current: null, ended: null, abstain: new Set(), deathsAt: {},
+      candidates: new Set(), pk: new Set(), current: null, ended: null, deathsAt: {},
     };
     const mark = (seat, kind) => { if (seat) (st.markers[seat] = st.markers[seat] || []).push(kind); };
     const openVote = (key, ballot, round) => {
@@ -129,7 +129,8 @@
       const e = EV[i];
       switch (e.type) {
         case "phase_started":
-          st.phase = e.phase; st.markers = {}; st.vote = null; st.pk = new Set(); st.abstain = new Set(); break;
+          st.phase = e.phase; st.markers = {}; st.vote = null; st.pk = new Set(); st.candidates = new Set(); break;
+        case "night_step": if (st.vote && st.vote.ballot === "knife") st.vote = null; break;
         case "role_assigned": st.roles[e.seat] = e.role; break;
         case "role_revealed": st.roles[e.seat] = e.role; break;
         case "idiot_revealed": st.roles[e.seat] = "idiot"; break;
@@ -152,7 +153,7 @@
         case "sheriff_candidates": st.candidates = new Set(e.seats); break;
         case "sheriff_withdrew": st.candidates.delete(e.seat); break;
         case "sheriff_elected": st.sheriff = e.seat; st.candidates = new Set(); st.pk = new Set(); break;
-        case "badge_moved": st.sheriff = e.action === "passed" ? e.to_seat : null; break;
+        case "badge_moved": st.sheriff = e.action === "passed" ? e.to_seat : null; st.candidates = new Set(); break;
         case "ballot_cast": {
           const v = openVote(e.phase + ":" + e.ballot + ":" + e.round, e.ballot, e.round);
           v.ballots.push({ voter: e.voter, target: e.target, weight: e.weight, seq: i }); break;
@@ -618,7 +619,6 @@
     if (delta > 0 && pos < 0) next = list[0];
     ui.step = next;
     render();
-    return pos + 1 < list.length - 1 || delta < 0;
   }
   function delayFor(e) {
     const speed = Number(document.getElementById("speed").value) || 1;
