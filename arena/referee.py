@@ -10,6 +10,7 @@ documented default and the fault is recorded.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import json
 import time
 from dataclasses import dataclass, field
@@ -35,12 +36,60 @@ class GameResult:
     path: str | None = None
 
 
-@dataclass
 class SeatLog:
-    """The events one seat may see, kept incrementally as the engine emits them."""
+    """The events one seat may see, filtered from the game log lazily, when the seat first looks.
 
-    events: list[Event] = field(default_factory=list)
-    shown: int = 0
+    A bot that never reads its history (``bot:random``) never pays for filtering it. ``positions``
+    maps each visible event to its index in the game log, so a view can end at any log position.
+    """
+
+    __slots__ = ("seat", "log", "events", "positions", "cursor", "last_shown_upto")
+
+    def __init__(self, seat: int, log: list[Event]):
+        self.seat = seat
+        self.log = log
+        self.events: list[Event] = []
+        self.positions: list[int] = []
+        self.cursor = 0
+        self.last_shown_upto = 0
+
+    def sync(self, upto: int) -> None:
+        seat = self.seat
+        log = self.log
+        for i in range(self.cursor, upto):
+            event = log[i]
+            if event.visibility.allows(seat):
+                self.events.append(event)
+                self.positions.append(i)
+        if upto > self.cursor:
+            self.cursor = upto
+
+    def count_until(self, upto: int) -> int:
+        self.sync(upto)
+        return bisect.bisect_left(self.positions, upto)
+
+
+class LazyObservation(Observation):
+    """An :class:`Observation` whose events are filtered only if the agent reads them."""
+
+    def __init__(self, seat_log: SeatLog, upto: int, shown_upto: int, **fields: Any):
+        self.seat_log = seat_log
+        self._upto = upto
+        self._shown_upto = shown_upto
+        self._events: list[Event] | None = None
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+    @property  # type: ignore[override]
+    def events(self) -> list[Event]:
+        if self._events is None:
+            count = self.seat_log.count_until(self._upto)
+            self._events = self.seat_log.events[:count]
+        return self._events
+
+    @property  # type: ignore[override]
+    def new_from(self) -> int:
+        return self.seat_log.count_until(self._shown_upto)
 
 
 class Table:
@@ -56,36 +105,25 @@ class Table:
         self.writer = writer
         self.lang = lang
         self.on_event = on_event
-        self.seat_logs = {s: SeatLog() for s in range(1, n + 1)}
+        self.seat_logs = {s: SeatLog(s, game.log) for s in range(1, n + 1)}
         self._written = 0
         self._switches = game.rules.switches.model_dump(mode="json")
         self._records_written = 0
         self.meta: dict[int, Answer] = {}
         self.latency: dict[int, float] = {}
         self.abandoned = False
-        game.listeners.append(self._route)
-        for event in game.log:  # the setup events emitted before we listened
-            self._route(event)
+        if on_event is not None:
+            game.listeners.append(on_event)
+            for event in game.log:  # the setup events emitted before we listened
+                on_event(event)
 
     # ---- observation ----------------------------------------------------------------------
-    def _route(self, event: Event) -> None:
-        vis = event.visibility
-        if vis.to == "all":
-            for log in self.seat_logs.values():
-                log.events.append(event)
-        elif vis.to == "seats":
-            for seat in vis.seats:
-                log = self.seat_logs.get(seat)
-                if log is not None:
-                    log.events.append(event)
-        if self.on_event is not None:
-            self.on_event(event)
-
     def observation(self, seat: int) -> Observation:
         log = self.seat_logs[seat]
-        obs = Observation(seat=seat, players=self.game.state.n, preset=self.game.rules.preset.id,
-                          switches=self._switches, events=list(log.events), new_from=log.shown, lang=self.lang)
-        log.shown = len(log.events)
+        upto = len(self.game.log)
+        obs = LazyObservation(log, upto, log.last_shown_upto, seat=seat, players=self.game.state.n,
+                              preset=self.game.rules.preset.id, switches=self._switches, lang=self.lang)
+        log.last_shown_upto = upto
         return obs
 
     # ---- transcript -----------------------------------------------------------------------

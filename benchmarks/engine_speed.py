@@ -2,7 +2,8 @@
 
     python benchmarks/engine_speed.py [--games 2000] [--preset std-12-guard] [--transcripts]
 
-Prints figures; it asserts nothing. Compare ratios within one run: these machines are shared.
+Prints figures; it asserts nothing. Rates use this process's CPU time (time.process_time), so a busy
+shared machine slows them less than wall time would; still, compare ratios within one run.
 """
 
 from __future__ import annotations
@@ -26,24 +27,24 @@ def engine_only(preset: str, games: int) -> float:
 
     from agents.bots import random_choice
 
-    start = time.perf_counter()
+    start = time.process_time()
     for seed in range(games):
         game = Game(GameSetup(preset=preset, seed=seed))
         rng = random.Random(seed)
         while not game.over:
             game.submit({r.id: random_choice(r, rng) for r in game.pending()})
-    return games / (time.perf_counter() - start)
+    return games / (time.process_time() - start)
 
 
 def with_agents(preset: str, games: int, transcripts: bool) -> float:
-    start = time.perf_counter()
+    start = time.process_time()
     for seed in range(games):
         setup = GameSetup(preset=preset, seed=seed)
         n = setup.resolve().players
         agents = [RandomBot(s, seed) for s in range(1, n + 1)]
         writer = TranscriptWriter(stream=io.StringIO()) if transcripts else None
         play_sync(setup, agents, writer=writer)
-    return games / (time.perf_counter() - start)
+    return games / (time.process_time() - start)
 
 
 def peak_memory_kib(preset: str, games: int) -> float:

@@ -6,8 +6,28 @@ from arena.state import GameState
 from arena.types import Camp, Role, Winner, is_wolf_card
 
 
+def camps(state: GameState) -> dict[int, Camp]:
+    """Every seat's camp, recomputed only when a card or a link has changed since the last call.
+
+    Camps are checked after every batch of deaths but change only through the thief, the maid and
+    Cupid, so the result is memoised on the cards and links it depends on (derived data, not state).
+    """
+    key = (tuple(p.card for p in state.players.values()), state.lovers, getattr(state, "cupid", None),
+           getattr(state, "witness", None))
+    cached = state.__dict__.get("_camps_memo")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    result = {seat: _camp_of(state, seat) for seat in state.players}
+    state.__dict__["_camps_memo"] = (key, result)
+    return result
+
+
 def camp_of(state: GameState, seat: int) -> Camp:
     """A player's camp from the current cards and links (R5, R144, R170)."""
+    return camps(state)[seat]
+
+
+def _camp_of(state: GameState, seat: int) -> Camp:
     sw = state.rules.switches
     card = state.card(seat)
     lovers = state.lovers
