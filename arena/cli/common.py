@@ -34,6 +34,9 @@ def friendly(func: F) -> F:
             raise typer.Exit(2) from None
         except (typer.Exit, typer.Abort, KeyboardInterrupt, SystemExit):
             raise
+        except BrokenPipeError:  # the output was piped into `head` or a pager that closed: not an error
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+            raise typer.Exit(0) from None
         except Exception as exc:  # a bug of ours: one line, the details only on request
             if os.environ.get("ARENA_DEBUG"):
                 traceback.print_exc()

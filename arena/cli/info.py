@@ -55,6 +55,10 @@ def rules_show(
     typer.echo("角色: " + "，".join(f"{zh['role'].get(r, r)}×{n}" for r, n in counts.items()))
     typer.echo("win: " + WIN_TEXT_EN[switches["win_mode"]])
     typer.echo("胜负: " + WIN_TEXT_ZH[switches["win_mode"]])
+    if "cupid" in counts:
+        typer.echo("third party: " + LOVERS_TEXT_EN[switches["cupid_camp"]]
+                   + "; if several sides win at once: lovers > wolves > village")
+        typer.echo("第三方: " + LOVERS_TEXT_ZH[switches["cupid_camp"]] + "；同时达成时：情侣 > 狼人 > 好人")
     if preset.god_roles:
         typer.echo("gods / 神: " + ", ".join(r.value for r in preset.god_roles)
                    + "; villagers / 民: " + ", ".join(r.value for r in preset.villager_roles))
@@ -67,6 +71,18 @@ WIN_TEXT_EN = {
     "town_kill": "town-kill (屠城): wolves win when every non-wolf is dead; the village when every wolf and third party is dead",
     "side_kill": "side-kill (屠边): wolves win when all gods or all villagers are dead; the village when every wolf and third party is dead",
     "villagers_or_key_roles": "wolves win when all ordinary villagers or all key roles are dead; the village when every wolf is dead",
+}
+LOVERS_TEXT_EN = {
+    "follows_lovers": "a wolf-and-good couple and Cupid win when everyone else is dead; same-camp lovers and Cupid help their camp",
+    "good_unless_mixed": "a wolf-and-good couple and Cupid win when everyone else is dead; with two wolf lovers Cupid stays good",
+    "always_good": "a wolf-and-good couple wins when everyone else is dead; Cupid is always good",
+    "always_third": "the lovers, Cupid and the witness form a third camp that wins when everyone else is dead",
+}
+LOVERS_TEXT_ZH = {
+    "follows_lovers": "人狼恋与丘比特杀光其余所有人获胜；同阵营情侣与丘比特帮助本阵营",
+    "good_unless_mixed": "人狼恋与丘比特杀光其余所有人获胜；双狼情侣时丘比特仍属好人",
+    "always_good": "人狼恋杀光其余所有人获胜；丘比特始终属于好人",
+    "always_third": "情侣、丘比特与证婚人组成第三方，杀光其余所有人获胜",
 }
 WIN_TEXT_ZH = {
     "town_kill": "屠城：狼人杀光所有非狼人获胜；好人放逐/杀光所有狼人与第三方获胜",
