@@ -303,7 +303,7 @@ class LiveView:
         return Group(*parts)
 
     def _seats(self, st: TableState) -> Table:
-        per_row = 6 if self.players > 8 else self.players
+        per_row = self.players if self.players <= 6 else (self.players + 1) // 2  # two rows, as at a table
         grid = Table.grid(expand=True, padding=(0, 1))
         for _ in range(per_row):
             grid.add_column(ratio=1)
