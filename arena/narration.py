@@ -15,6 +15,12 @@ import yaml
 from arena.config import ConfigError
 from arena.events import Event
 
+SEAT_FIELDS = {"seat", "cupid", "target", "from_seat", "witness", "wolf", "sheriff"}
+SEAT_LIST_FIELDS = {"lovers", "seats", "wolves", "seers"}
+GENERIC = {"lovers_linked", "lovers_recognised", "thief_cards", "elder_life_lost", "skills_lost",
+           "little_girl_peeked", "little_girl_caught", "little_girl_kill", "scapegoat_ban", "traveler_info",
+           "seers_met", "witness_named", "hunting_gun_fired", "brother_kill", "wild_wolf_kill", "fire_wolf_used",
+           "king_took", "maid_swapped", "aux_police_appointed", "voters_punished"}
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 LANGS = ("en", "zh")
 
@@ -113,9 +119,30 @@ class Narrator:
             return t["role_revealed"].format(seat=self.s(e.seat), role=self.role(e.role))
         if k == "answer_refused":
             return t["answer_refused"].format(seat=self.s(e.seat), kind=e.kind, error=e.error)
+        if k in GENERIC and k in t:
+            return self._generic(e)
         if k == "game_ended":
             return t["game_ended"].format(winner=t["winner"].get(e.winner.value, e.winner.value), reason=e.reason)
         return None
+
+    def _generic(self, e: Event) -> str:
+        """Events of the extended roles: seat-like fields as seats, seat lists as lists, cards as roles."""
+        fields: dict[str, Any] = {}
+        for name, value in e.model_dump().items():
+            if name in SEAT_FIELDS:
+                fields[name] = self.s(value)
+            elif name in SEAT_LIST_FIELDS:
+                fields[name] = self.seats(list(value or []))
+            elif name == "cards":
+                fields[name] = ", ".join(self.role(c) for c in value)
+            else:
+                fields[name] = value
+        if e.type == "little_girl_kill":
+            fields["killed_text"] = self.t["little_girl_kill_verb"][bool(e.killed)]
+        if e.type == "king_took":
+            fields["king"] = {"white": self.role("white_wolf_king"), "black": self.role("black_wolf_king")}[e.king]
+            fields["king"] = fields["king"].replace(" wolf king", "").replace("狼王", "")
+        return self.t[e.type].format(**fields)
 
     def roles_line(self, roles: dict[int, str]) -> str:
         return self.t["roles_line"].format(roles=", ".join(f"{self.s(s)} {self.role(r)}" for s, r in roles.items()))
