@@ -96,7 +96,7 @@ def play_command(
         finally:
             if live is not None:
                 live.close()
-    if not quiet and not human_seats:
+    if not quiet:  # the game is over: every card is shown, to a human player too
         typer.echo(narrator.roles_line({s: p.card.value for s, p in result.game.state.players.items()}))
     typer.echo(f"winner: {result.winner} ({result.reason}) · seed {seed} · transcript {path}")
 
