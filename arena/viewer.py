@@ -22,7 +22,7 @@ from typing import Any, Iterable
 import yaml
 
 from arena.events import Event
-from arena.narration import LANGS, PROMPTS_DIR, templates
+from arena.narration import LANGS, PROMPTS_DIR, Narrator, templates
 from arena.observation import visible_events
 from arena.transcript import DecisionLine, EventLine, HeaderLine, ResultLine, iter_lines
 
@@ -54,6 +54,7 @@ class EventText:
     def __init__(self, lang: str):
         self.n = templates(lang)
         self.v = viewer_labels(lang)
+        self.narrator = Narrator(lang, god_view=True)  # used for wording only, never to filter
 
     def s(self, seat: int | None) -> str:
         return self.n["nobody"] if seat is None else self.n["seat"].format(seat=seat)
@@ -161,7 +162,10 @@ class EventText:
         if k == "game_ended":
             winner = getattr(e.winner, "value", e.winner)
             return self.t("game_ended", winner=self.n["winner"].get(winner, winner), reason=self.reason(e.reason))
-        # an event type newer than this viewer: show its fields rather than nothing
+        # the extended roles' events: the terminal narration words them; else show the fields
+        narrated = self.narrator.line(e)
+        if narrated:
+            return _clean(narrated)
         fields = e.model_dump(mode="json", exclude={"phase", "visibility", "type"})
         return f"{k}: " + ", ".join(f"{name}={value}" for name, value in fields.items())
 
