@@ -33,8 +33,10 @@ PROVIDER_FIELDS = {"base_url", "model_kwargs", "organization"}
 # Options the CLI or a config may pass to every seat that mean nothing to an LLM seat.
 IGNORED = {"script", "label"}
 
+# Stand-in presets; explicit options override them. The flaky one keeps its timeouts and
+# Retry-After short so that a demo game with faults still plays in seconds.
 MOCK_PRESETS: dict[str, dict[str, Any]] = {
-    "flaky": {"fault_rate": 0.3},
+    "flaky": {"fault_rate": 0.3, "timeout": 1.0, "retry_after": 0.1, "backoff_base": 0.05},
     "slow": {"latency": 0.5, "latency_jitter": 0.1},
 }
 
@@ -67,6 +69,8 @@ def split_options(kind: str, options: dict[str, Any]) -> tuple[dict[str, Any], d
 
 
 def build_llm_agent(kind: str, rest: str, *, seat: int, seed: int = 0, **options: Any) -> LLMAgent:
+    if kind == "mock":
+        options = {**MOCK_PRESETS.get(rest, {}), **options}
     policy_opts, gen_opts, agent_opts, provider_opts, mock_opts = split_options(kind, options)
     model = rest
     base_url = provider_opts.pop("base_url", None)
@@ -92,8 +96,7 @@ def build_llm_agent(kind: str, rest: str, *, seat: int, seed: int = 0, **options
                     kwargs.setdefault(key, gen_opts[key])
             extra["model_kwargs"] = kwargs
         if kind == "mock":
-            preset = MOCK_PRESETS.get(model, {})
-            extra = {"config": MockConfig(**{**preset, **mock_opts, "seed": seed * 1000 + seat})}
+            extra = {"config": MockConfig(**{**mock_opts, "seed": seed * 1000 + seat})}
         provider = make_provider(kind, model, base_url=base_url, timeout=policy.timeout, **extra)
     except ProviderConfigError:
         raise
