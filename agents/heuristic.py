@@ -53,10 +53,10 @@ CHECKED_WOLF = 0.97
 FAKE_SEER = 0.9
 CHECKED_GOOD = 0.05
 TRUSTED = 0.02
-HUNTER_SHOOT_MIN = 0.6  # below this the hunter keeps his bullet: a wrong shot is a free kill for the wolves
+HUNTER_SHOOT_MIN = 0.7  # below this the hunter keeps his bullet: a wrong shot is a free kill for the wolves
 KNOWN_WOLF = 0.85  # at or above: a checked wolf or a fake seer, as good as certain
 POISON_MIN = 0.85  # a confident poison: a checked wolf or a fake seer
-POISON_LATE_MIN = 0.7  # from night 3 on: strong vote evidence is enough
+POISON_LATE_MIN = 0.6  # from night 3 on: strong vote evidence is enough
 POISON_DYING_MIN = 0.55  # the witch is tonight's victim and cannot save herself: use it or lose it
 
 
