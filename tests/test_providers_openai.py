@@ -114,7 +114,9 @@ def test_slow_reply_past_the_timeout_is_a_retried_timeout():
             time.sleep(0.05)
         seen = len(srv.seen)
     assert not result.ok and result.error_kind == "timeout"
-    assert seen == 2 and [t.kind for t in result.tries] == ["timeout", "timeout"]
+    # two attempts, both cut at the timeout (the second may be cut before it reaches the server)
+    assert 1 <= seen <= 2 and [t.kind for t in result.tries] == ["timeout", "timeout"]
+    assert all(t.latency_ms < 1200 for t in result.tries)
 
 
 def test_malformed_json_and_prose_come_back_as_text_without_parsed():
