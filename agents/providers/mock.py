@@ -79,6 +79,7 @@ class MockProvider:
         self.calls = 0
         self.faults_injected: dict[str, int] = {k: 0 for k in FAULT_KINDS}
         self.last_messages: list[ChatMessage] | None = None
+        self.stable_prefix_tokens = 0  # tokens shared with the conversation's previous prompt
 
     # ---- faults -----------------------------------------------------------------------------
     def _draw_fault(self) -> str | None:
@@ -105,6 +106,7 @@ class MockProvider:
                 break
             common += 1
         self._prefixes[convo] = prompt
+        self.stable_prefix_tokens += _tokens(common) if common else 0
         cached = _tokens(common) if _tokens(common) >= self.config.min_cached_tokens else 0
         cached = cached // 128 * 128  # providers cache in blocks
         return Usage(input=_tokens(len(prompt)), output=_tokens(output_chars), cached=cached)
