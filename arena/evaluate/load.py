@@ -8,8 +8,8 @@ checks only what it relies on: the header's schema name and version, and the lin
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -34,6 +34,9 @@ class RawGame:
     lines: list[dict[str, Any]] = field(default_factory=list)
     result: dict[str, Any] | None = None
     torn_tail: bool = False
+    #: seat -> decisions left out of ``lines`` because they carry nothing but a valid answer
+    #: (only when ``load_game`` was given ``full_decision_kinds``).
+    plain_decisions: dict[int, int] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -52,27 +55,38 @@ def _check_header(path: str, data: Any) -> None:
         )
 
 
-# Fast paths for bot-sized workloads: most lines of a bot game are events the scorer ignores and
-# decisions with nothing but a seat in them. Both are recognised from the raw bytes, so they are
-# never turned into Python objects; anything the patterns do not recognise is parsed in full.
-_EVENT_TYPE = re.compile(rb'^\{"type":"event","seq":\d+,"event":\{"phase":"[^"]*","visibility":\{[^{}]*\},"type":"([a-z_]+)"')
-_DECISION_HEAD = re.compile(rb'^\{"type":"decision","id":\d+,"seat":(\d+),"kind":"([a-z_]+)"')
-_PLAIN_DECISION_TAIL = re.compile(  # matched from the position of '"refused":false,'
-    rb'"refused":false,"error":null,"defaulted":false,"visibility":\{[^{}]*\},"agent":(?:"[^"]*"|null),'
-    rb'"attempts":\[\],"prompt":null,"raw_reply":null,"reasoning":null,"notes":null,"beliefs":null,'
-    rb'"memory":null,"usage":null,"latency_ms":null\}$'
-)
-_PLAIN_END = b'"usage":null,"latency_ms":null}'
+# Fast path for bot-sized workloads: most lines of a bot game are events the scorer ignores and
+# decisions with nothing but a valid answer in them. Both are recognised from the raw bytes with a
+# few C-level byte operations, so they are never turned into Python objects. The checks pin the
+# exact layout the transcript writer produces (field order included); a line that does not match it
+# exactly is parsed in full, so an unexpected layout costs speed, never correctness.
+_EVENT_PREFIX = b'{"type":"event","seq":'
+_DECISION_PREFIX = b'{"type":"decision","id":'
+_PLAIN_MIDDLE = b',"refused":false,"error":null,"defaulted":false,"visibility":{'
+_PLAIN_SUFFIX = (b',"attempts":[],"prompt":null,"raw_reply":null,"reasoning":null,"notes":null,"beliefs":null,'
+                 b'"memory":null,"usage":null,"latency_ms":null}')
 
 
-def load_game(path: str | Path, *, strict: bool = False, event_types: frozenset[str] | None = None,
-              full_decision_kinds: frozenset[str] | None = None) -> RawGame:
+def _event_type(raw: bytes) -> bytes | None:
+    """The event's type, read where the writer puts it: right after the visibility object."""
+    v = raw.find(b',"visibility":{', 20, 90)
+    if v < 0:
+        return None
+    close = raw.find(b"}", v + 15)
+    if not raw.startswith(b',"type":"', close + 1):
+        return None
+    start = close + 10
+    return raw[start:raw.find(b'"', start)]
+
+
+def load_game(path: str | Path, *, strict: bool = False, event_types: Iterable[str] | None = None,
+              full_decision_kinds: Iterable[str] | None = None) -> RawGame:
     """Read one transcript.
 
     ``event_types``: keep only events of these types (None keeps all). ``full_decision_kinds``:
-    decisions of other kinds that carry nothing beyond seat and kind (no error, reasoning, beliefs,
-    usage or latency) come back as ``{"type": "decision", "seat": s, "plain": True}``, one shared
-    read-only dict per seat (None parses every decision in full).
+    decisions of other kinds that carry nothing beyond a valid answer (no error, attempts,
+    reasoning, beliefs, usage or latency) are only counted per seat in ``plain_decisions``
+    (None parses every decision in full).
     """
     path = str(path)
     if strict:
@@ -86,57 +100,65 @@ def load_game(path: str | Path, *, strict: bool = False, event_types: frozenset[
     ends_clean = blob.endswith(b"\n")
     if ends_clean:
         raw_lines.pop()
-    keep_events = None if event_types is None else {t.encode() for t in event_types}
-    full_kinds = None if full_decision_kinds is None else {k.encode() for k in full_decision_kinds}
-    plain: dict[int, dict[str, Any]] = {}
-    game: RawGame | None = None
-    lines: list[dict[str, Any]] = []
-    last = len(raw_lines)
-    event_match, head_match, tail_match = _EVENT_TYPE.match, _DECISION_HEAD.match, _PLAIN_DECISION_TAIL.match
-    for number, raw in enumerate(raw_lines, start=1):
-        if not raw:
-            continue
-        if number != 1 and number != last:
-            if raw.startswith(b'{"type":"decision"'):
-                if full_kinds is not None and raw.endswith(_PLAIN_END):
-                    m = head_match(raw)
-                    if m is not None and m.group(2) not in full_kinds:
-                        at = raw.rfind(b'"refused":false,')
-                        if at > 0 and tail_match(raw, at) is not None:
-                            seat = int(m.group(1))
-                            entry = plain.get(seat)
-                            if entry is None:
-                                entry = plain[seat] = {"type": "decision", "seat": seat, "plain": True}
-                            lines.append(entry)
-                            continue
-            elif keep_events is not None:
-                m = event_match(raw)
-                if m is not None and m.group(1) not in keep_events:
-                    continue
-        elif not raw.strip():
+    while raw_lines and not raw_lines[0].strip():
+        raw_lines.pop(0)
+    if not raw_lines:
+        raise TranscriptError(f"{path}: empty transcript (no header line)")
+    try:
+        header = _loads(raw_lines[0])
+    except ValueError:
+        raise TranscriptError(f"{path}:1: not JSON") from None
+    _check_header(path, header)
+    game = RawGame(path=path, header=header)
+    keep_events = _encoded(event_types)
+    full_kinds = _encoded(full_decision_kinds)
+    plain = game.plain_decisions
+    keep: list[bytes] = []
+    append = keep.append
+    # The hot loop: plain decisions and ignored events are dropped with byte operations only.
+    for raw in raw_lines[1:]:
+        if full_kinds is not None and raw.endswith(_PLAIN_SUFFIX) and raw.startswith(_DECISION_PREFIX) \
+                and _PLAIN_MIDDLE in raw:
+            i = raw.find(b',"seat":', 24, 48)
+            j = raw.find(b',"kind":"', i + 8, i + 24) if i > 0 else -1
+            if j > 0 and raw[i + 8:j].isdigit() and raw[j + 9:raw.find(b'"', j + 9)] not in full_kinds:
+                seat = int(raw[i + 8:j])
+                plain[seat] = plain.get(seat, 0) + 1
+                continue
+        elif keep_events is not None and raw.startswith(_EVENT_PREFIX):
+            kind = _event_type(raw)
+            if kind is not None and kind not in keep_events:
+                continue
+        append(raw)
+    lines = game.lines
+    last = len(keep) - 1
+    for number, raw in enumerate(keep):
+        if not raw.strip():
             continue
         try:
             data = _loads(raw)
         except ValueError:
             if number == last and not ends_clean:
-                if game is not None:
-                    game.torn_tail = True
+                game.torn_tail = True  # killed mid-write: every line before it is intact
                 break
-            raise TranscriptError(f"{path}:{number}: not JSON") from None
-        if game is None:
-            _check_header(path, data)
-            game = RawGame(path=path, header=data, lines=lines)
-            continue
+            raise TranscriptError(f"{path}: a line is not JSON: {raw[:80]!r}") from None
         kind = data.get("type")
         if kind == "event" or kind == "decision":
             lines.append(data)
         elif kind == "result":
             game.result = data
         else:
-            raise TranscriptError(f"{path}:{number}: unknown line type {kind!r}")
-    if game is None:
-        raise TranscriptError(f"{path}: empty transcript (no header line)")
+            raise TranscriptError(f"{path}: unknown line type {kind!r}")
     return game
+
+
+@lru_cache(maxsize=16)
+def _encoded_cached(values: frozenset[str]) -> frozenset[bytes]:
+    return frozenset(v.encode() for v in values)
+
+
+def _encoded(values: Iterable[str] | None) -> frozenset[bytes] | None:
+    return None if values is None else _encoded_cached(frozenset(values))
 
 
 def find_transcripts(paths: Iterable[str | Path]) -> list[Path]:

@@ -438,15 +438,12 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
     seat_has_usage: set[int] = set()
     seat_has_cost: set[int] = set()
     first_discussion_done: set[int] = set()
-    plain_decisions: dict[int, int] = defaultdict(int)
+    plain_decisions = game.plain_decisions  # valid, nothing private recorded (see load.load_game)
     n_decisions = 0
 
     for pos, line in enumerate(game.lines):
         if line["type"] == "decision":
             s = line["seat"]
-            if "plain" in line:  # valid first time, nothing private recorded (see load.load_game)
-                plain_decisions[s] += 1
-                continue
             a = agent_of.get(s, "?")
             kind = line["kind"]
             n_decisions += 1
