@@ -107,6 +107,7 @@ class LLMAgent:
         usage = Usage()
         cost: float | None = 0.0
         retries = 0
+        transport_errors: list[str] = []
         calls = 0
         raw_reply: Any = None
         last_error: str | None = None
@@ -116,6 +117,7 @@ class LLMAgent:
             result = await self.provider.call(messages, schema=schema, options=self.generate)
             calls += 1
             retries += max(len(result.tries) - 1, 0)
+            transport_errors += [t.error for t in result.tries if t.error]
             usage.add(result.usage)
             cost = None if cost is None or result.cost_usd is None else round(cost + result.cost_usd, 8)
             if not result.ok:
@@ -142,14 +144,16 @@ class LLMAgent:
                 self.notes = read.notes[: self.options.notes_max_chars]
             beliefs = clean_beliefs(read.beliefs_raw, built.belief_seats) if built.belief_seats else None
             return Answer(value=value, reasoning=read.reasoning, notes=read.notes, beliefs=beliefs,
-                          meta=self._meta(messages, attempts, raw_reply, usage, cost, calls, retries, built.memory))
+                          meta=self._meta(messages, attempts, raw_reply, usage, cost, calls, retries, built.memory,
+                                          transport_errors))
 
-        meta = self._meta(messages, attempts, raw_reply, usage, cost, calls, retries, built.memory)
+        meta = self._meta(messages, attempts, raw_reply, usage, cost, calls, retries, built.memory, transport_errors)
         meta.update(fallback=True, error=last_error)
         return Answer(value=request.default, meta=meta)
 
     def _meta(self, messages: list[ChatMessage], attempts: list[dict[str, Any]], raw_reply: Any, usage: Usage,
-              cost: float | None, calls: int, retries: int, memory: dict[str, Any]) -> dict[str, Any]:
+              cost: float | None, calls: int, retries: int, memory: dict[str, Any],
+              transport_errors: list[str]) -> dict[str, Any]:
         self.calls += calls
         self.usage.add(usage)
         if self.options.record_prompt == "full":
@@ -162,8 +166,11 @@ class LLMAgent:
             "attempts": attempts,
             "prompt": prompt,
             "raw_reply": raw_reply,
+            # Retried transport failures (429, 5xx, timeouts) are not re-asks: they are listed here so
+            # that every fault a provider had is in the transcript.
             "usage": {**usage.model_dump(), "cost_usd": cost, "calls": calls, "retries": retries,
-                      "provider": self.provider.name, "model": self.provider.model},
+                      "transport_errors": transport_errors, "provider": self.provider.name,
+                      "model": self.provider.model},
             "memory": memory,
         }
 
@@ -176,6 +183,8 @@ def _only_choice(legal: Any) -> Any:
     kind = getattr(legal, "type", None)
     if kind == "seat" and not legal.allow_none and len(legal.options) == 1:
         return legal.options[0]
+    if kind == "seat" and legal.allow_none and not legal.options:
+        return None
     if kind == "option" and len(legal.options) == 1:
         return legal.options[0]
     return _NO_SINGLE

@@ -28,6 +28,8 @@ class AnswerFormatError(ValueError):
 def action_schema(legal: Any) -> dict[str, Any]:
     kind = getattr(legal, "type", None)
     if kind == "seat":
+        if not legal.options:  # an empty enum is invalid JSON Schema for most providers
+            return {"type": "null"}
         seats = {"type": "integer", "enum": list(legal.options)}
         return {"anyOf": [seats, {"type": "null"}]} if legal.allow_none else seats
     if kind == "bool":

@@ -100,11 +100,7 @@ class MockProvider:
         prompt = "\n".join(m.text for m in messages)
         convo = hashlib.sha1(messages[0].text.encode("utf-8")).hexdigest() if messages else ""
         previous = self._prefixes.get(convo, "")
-        common = 0
-        for a, b in zip(previous, prompt):
-            if a != b:
-                break
-            common += 1
+        common = _common_prefix(previous, prompt)
         self._prefixes[convo] = prompt
         self.stable_prefix_tokens += _tokens(common) if common else 0
         cached = _tokens(common) if _tokens(common) >= self.config.min_cached_tokens else 0
@@ -131,7 +127,7 @@ class MockProvider:
             pick = non_null if non_null and (len(non_null) == len(options) or self._rng.random() < 0.85) else options
             return self.sample(self._rng.choice(pick), field)
         if "enum" in schema:
-            values = list(schema["enum"])
+            values = list(schema["enum"]) or [None]
             if None in values and len(values) > 1 and self._rng.random() < 0.85:
                 values = [v for v in values if v is not None]
             return self._rng.choice(values)
@@ -228,6 +224,18 @@ class MockProvider:
         text = str(item)
         return ProviderReply(text=text, parsed=None, usage=self._usage(messages, len(text)), model=self.model,
                              finish_reason="stop")
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the shared prefix, by bisection on slice comparisons (C speed on long prompts)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _is_speech(schema: AnswerSchema | None) -> bool:
