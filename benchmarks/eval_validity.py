@@ -14,7 +14,6 @@ raw win-rate view of the full set for comparison.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import tempfile
 from pathlib import Path

@@ -26,7 +26,6 @@ from arena.evaluate.metrics import (
     Availability,
     BalanceReport,
     MetricResult,
-    MetricRow,
     balance_report,
     finish_metrics,
     score_game,
