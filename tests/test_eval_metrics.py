@@ -331,6 +331,17 @@ def test_missing_data_says_what_it_needs(tmp_path: Path) -> None:
     assert m["witch_save_precision"].status == "empty"  # data of this kind exists; no save happened
 
 
+def test_beliefs_only_at_votes_cannot_measure_persuasion(tmp_path: Path) -> None:
+    b = Builder(ROLES2, AGENTS2, "votes-only")
+    for voter, target in {1: 5, 2: 5, 3: 5, 4: 5}.items():
+        b.dec(voter, "vote", "D1", [s for s in range(1, 7) if s != voter], target, beliefs=B2V if voter != 1 else B1)
+        b.ev(BallotCast(phase="D1", ballot="exile", voter=voter, target=target, weight=1))
+    m = score_files(b.write(tmp_path, "village"))
+    assert m["belief_auroc"].status == "ok"
+    for metric in ("speech_swing", "sheriff_pull"):
+        assert m[metric].status == "needs" and "speech decisions" in (m[metric].needs or ""), metric
+
+
 def test_every_metric_has_a_test_and_a_doc() -> None:
     tested = Path(__file__).read_text(encoding="utf-8")
     docs = (Path(__file__).resolve().parent.parent / "docs" / "metrics.md").read_text(encoding="utf-8")

@@ -55,6 +55,8 @@ class MetricDef:
 
 NEEDS = {
     "beliefs": "beliefs: agents that report a private wolf probability per seat with their decisions",
+    "beliefs_at_speech": "beliefs reported at speech decisions as well as at votes (a listener's intent "
+                         "before and after each speech)",
     "claims": "role or check claims in speech text (bots that only say \"pass\" make none)",
     "reasoning": "reasoning text in decision lines that names seats",
     "usage": "token usage in decision lines (the agents layer's accounting)",
@@ -101,12 +103,12 @@ CATALOGUE: list[MetricDef] = [
               "claimed side / other seats", needs="claims", higher_is="neither"),
     MetricDef("speech_swing", "persuasion",
               "Net share of good listeners whose intended vote moves to the speaker's target", "mean",
-              "0 (listeners' changes unrelated to the speech)", needs="beliefs"),
+              "0 (listeners' changes unrelated to the speech)", needs="beliefs_at_speech"),
     MetricDef("sheriff_follow", "persuasion", "Ballots that match the sheriff's exile vote", "rate",
               "1/k for a uniform vote over the voter's k targets", needs="sheriff", chance_corrected=True),
     MetricDef("sheriff_pull", "persuasion",
               "Good voters whose prior intent was elsewhere who vote with the sheriff", "rate",
-              "1/(k-1): a uniform vote over the targets other than the prior intent", needs="beliefs",
+              "1/(k-1): a uniform vote over the targets other than the prior intent", needs="beliefs_at_speech",
               chance_corrected=True),
     MetricDef("seer_wolf_hit", "role skill", "Seer checks that find a wolf", "rate",
               "wolves among the legal check targets / legal targets", chance_corrected=True),
@@ -186,6 +188,7 @@ class Availability(BaseModel):
     abandoned: int = 0
     decisions: int = 0
     belief_reports: int = 0
+    belief_reports_at_speech: int = 0
     speeches_with_text: int = 0
     speeches_with_claims: int = 0
     decisions_with_reasoning: int = 0
@@ -202,6 +205,7 @@ class Availability(BaseModel):
     def has(self, need: str) -> bool:
         return {
             "beliefs": self.belief_reports > 0,
+            "beliefs_at_speech": self.belief_reports_at_speech > 0,
             "claims": self.speeches_with_claims > 0,
             "reasoning": self.decisions_with_reasoning > 0,
             "usage": self.decisions_with_usage > 0,
@@ -221,6 +225,7 @@ class Counts:
     abandoned: int = 0
     decisions: int = 0
     belief_reports: int = 0
+    belief_reports_at_speech: int = 0
     speeches_with_text: int = 0
     speeches_with_claims: int = 0
     decisions_with_reasoning: int = 0
@@ -485,6 +490,8 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
             if beliefs:
                 b = {int(k): float(v) for k, v in beliefs.items()}
                 avail.belief_reports += 1
+                if kind in ("speech", "last_words"):
+                    avail.belief_reports_at_speech += 1
                 explicit = line.get("intended_vote")
                 phase = line.get("asked_in") or line.get("phase") or "D0"
                 others = [x for x in alive if x != s]
