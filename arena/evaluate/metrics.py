@@ -720,7 +720,9 @@ def _result_side(result: str) -> str:
 def _tokens(usage: dict[str, Any]) -> float | None:
     if isinstance(usage.get("total_tokens"), (int, float)):
         return float(usage["total_tokens"])
-    parts = [usage.get(k) for k in ("input_tokens", "output_tokens", "prompt_tokens", "completion_tokens")]
+    # The agents layer writes input/output; provider-native names are accepted too.
+    parts = [usage.get(k) for k in ("input", "output", "input_tokens", "output_tokens", "prompt_tokens",
+                                    "completion_tokens")]
     nums = [float(p) for p in parts if isinstance(p, (int, float))]
     return sum(nums) if nums else None
 
