@@ -109,6 +109,7 @@ class LLMAgent:
         retries = 0
         transport_errors: list[str] = []
         calls = 0
+        model_ms = 0.0
         raw_reply: Any = None
         last_error: str | None = None
         legal_type = getattr(request.legal, "type", None)
@@ -116,6 +117,7 @@ class LLMAgent:
         for attempt in range(self.options.max_repairs + 1):
             result = await self.provider.call(messages, schema=schema, options=self.generate)
             calls += 1
+            model_ms += result.latency_ms
             retries += max(len(result.tries) - 1, 0)
             transport_errors += [t.error for t in result.tries if t.error]
             usage.add(result.usage)
@@ -143,12 +145,13 @@ class LLMAgent:
             if read.notes:
                 self.notes = read.notes[: self.options.notes_max_chars]
             beliefs = clean_beliefs(read.beliefs_raw, built.belief_seats) if built.belief_seats else None
-            return Answer(value=value, reasoning=read.reasoning, notes=read.notes, beliefs=beliefs,
-                          meta=self._meta(messages, attempts, raw_reply, usage, cost, calls, retries, built.memory,
-                                          transport_errors))
+            meta = self._meta(messages, attempts, raw_reply, usage, cost, calls, retries, built.memory,
+                              transport_errors)
+            meta["latency_ms"] = round(model_ms, 3)
+            return Answer(value=value, reasoning=read.reasoning, notes=read.notes, beliefs=beliefs, meta=meta)
 
         meta = self._meta(messages, attempts, raw_reply, usage, cost, calls, retries, built.memory, transport_errors)
-        meta.update(fallback=True, error=last_error)
+        meta.update(fallback=True, error=last_error, latency_ms=round(model_ms, 3))
         return Answer(value=request.default, meta=meta)
 
     def _meta(self, messages: list[ChatMessage], attempts: list[dict[str, Any]], raw_reply: Any, usage: Usage,

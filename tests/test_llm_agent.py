@@ -272,6 +272,21 @@ def test_agent_through_the_openai_sdk_with_an_injection_in_the_record(monkeypatc
     assert bodies[-1]["response_format"]["json_schema"]["schema"]["properties"]["beliefs"]["required"]
 
 
+def test_a_key_echoed_by_the_server_never_reaches_the_answer(monkeypatch):
+    from agents.registry import make_agent
+
+    secret = "sk-test-echoed-SECRET-987654321"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    monkeypatch.setenv("WEREWOLF_ARENA_KEYS", "/nonexistent/keys.yaml")
+    with LoopbackServer() as srv:
+        srv.default = Reply(status=401, body={"error": {"message": f"Incorrect API key provided: {secret}"}})
+        agent = make_agent("openai:gpt-4o-mini", seat=5, base_url=srv.url + "/v1", timeout=5)
+        answer = decide(agent, observation(), vote_request())
+    assert answer.meta["fallback"] is True and answer.value is None
+    dumped = json.dumps(answer.meta) + repr(answer)
+    assert secret not in dumped and "Incorrect API key provided: ***" in dumped
+
+
 # ---- whole games ---------------------------------------------------------------------------
 
 def _play(spec: str, seed: int, **options):
