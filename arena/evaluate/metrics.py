@@ -381,7 +381,13 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
         deck_count[r] += 1
 
     avail.games += 1
-    acc.headers.append(header)
+    # Only what the config card needs: ten thousand full switch tables would just weigh on memory.
+    acc.headers.append({
+        "preset": board, "rules": header.get("rules") or {}, "seed": header.get("seed"),
+        "switches_key": hash(tuple(sorted((k, repr(v)) for k, v in (header.get("switches") or {}).items()))),
+        "agents": header["agents"], "lang": header.get("lang", "en"),
+        "package_version": header.get("package_version", "?"), "fork": header.get("fork"),
+    })
     record = GameRecord(
         game_id=header["game_id"], board=board, winner=winner, seed=header.get("seed"),
         seats=tuple(SeatRecord(seat=s, agent=agent_of.get(s, "?"), role=roles[s],
