@@ -75,17 +75,11 @@ class ScriptedBot(SyncAgent):
         self.used: set[str] = set()
 
     def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
-        key = request.key
-        if key not in self.script:
-            value = self.fallback(request) if self.fallback else request.default
-            return Answer(value=value, meta={"scripted": False})
-        value = self.script[key]
-        if request.kind in INTERRUPT_KINDS:
-            if isinstance(value, bool):
-                value = value
-            elif isinstance(value, int):
-                value = request.context.get("before_speaker") == value
-            else:
-                value = bool(value)
-        self.used.add(key)
-        return Answer(value=value, meta={"scripted": True})
+        from arena.scenario import scripted_value
+
+        found, value = scripted_value(self.script, request)
+        if not found and self.fallback is not None:
+            value = self.fallback(request)
+        if found:
+            self.used.add(request.key)
+        return Answer(value=value, meta={"scripted": found})

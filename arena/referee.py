@@ -132,6 +132,7 @@ class Table:
         setup = self.game.setup
         return HeaderLine(
             game_id=game_id, preset=setup.preset, rules=dict(setup.rules), switches=self._switches, seed=setup.seed,
+            game_index=setup.game_index,
             deal=list(setup.deal) if setup.deal is not None else None,
             center=list(setup.center) if setup.center is not None else None,
             agents=[SeatAgent(seat=i + 1, spec=spec, label=(labels[i] if labels else None))

@@ -15,14 +15,13 @@ from arena.engine import Game, GameSetup
 from arena.observation import Observation
 from arena.referee import Table, run_table_sync
 from arena.transcript import DecisionLine, EventLine, Transcript, read_transcript
-from agents.base import SyncAgent
 
 
 class ReplayMismatch(ValueError):
     pass
 
 
-class RecordedAgent(SyncAgent):
+class RecordedAgent:
     """Answers each decision with what the transcript recorded for that decision id."""
 
     spec = "replay"
@@ -46,7 +45,8 @@ class RecordedAgent(SyncAgent):
 
 def setup_of(transcript: Transcript) -> GameSetup:
     h = transcript.header
-    return GameSetup(preset=h.preset, seed=h.seed, rules=dict(h.rules), deal=h.deal, center=h.center)
+    return GameSetup(preset=h.preset, seed=h.seed, rules=dict(h.rules), deal=h.deal, center=h.center,
+                     game_index=h.game_index)
 
 
 @dataclass

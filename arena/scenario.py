@@ -9,11 +9,11 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from arena.actions import Answer
 from arena.config import ConfigError, resolve_rules
 from arena.engine import Game, GameSetup, SetupError
 from arena.referee import Table, run_table_sync
 from arena.types import parse_phase, phase_order
-from agents.bots import ScriptedBot
 
 SCENARIO_SCHEMA = "werewolf-scenario/1"
 
@@ -100,8 +100,40 @@ def parse(data: dict[str, Any], source: str = "<scenario>") -> Scenario:
     return scenario
 
 
-class _Stop(Exception):
-    pass
+INTERRUPT_KINDS = frozenset({"self_destruct", "self_destruct_election"})
+
+
+def scripted_value(script: dict[str, Any], request: Any) -> tuple[bool, Any]:
+    """(found, value) for a request from a seat's script (CONFORMANCE.md "script").
+
+    ``self_destruct`` answers follow the conformance table: ``true`` acts at the first chance, a
+    seat number acts just before that seat's speech, ``false`` never.
+    """
+    key = request.key
+    if key not in script:
+        return False, request.default
+    value = script[key]
+    if request.kind in INTERRUPT_KINDS and not isinstance(value, bool):
+        value = request.context.get("before_speaker") == value if isinstance(value, int) else bool(value)
+    return True, value
+
+
+class ScriptedSeat:
+    """A seat that answers from its script and takes the default for anything unscripted."""
+
+    spec = "bot:scripted"
+    deterministic = True
+
+    def __init__(self, seat: int, script: dict[str, Any] | None = None):
+        self.seat = seat
+        self.script = dict(script or {})
+
+    def decide_sync(self, observation: Any, request: Any) -> Answer:
+        found, value = scripted_value(self.script, request)
+        return Answer(value=value, meta={"scripted": found})
+
+    async def decide(self, observation: Any, request: Any) -> Answer:
+        return self.decide_sync(observation, request)
 
 
 def play(scenario: Scenario) -> Game:
@@ -109,7 +141,7 @@ def play(scenario: Scenario) -> Game:
     setup = GameSetup(preset=scenario.preset, seed=scenario.seed, rules=dict(scenario.rules), deal=scenario.deal,
                       center=scenario.center or None)
     game = Game(setup)
-    agents = [ScriptedBot(seat, scenario.seed, script=scenario.script.get(str(seat), {}))
+    agents = [ScriptedSeat(seat, script=scenario.script.get(str(seat), {}))
               for seat in range(1, game.state.n + 1)]
     table = Table(game, agents)
     stop = phase_order(scenario.stop_after) if scenario.stop_after else None

@@ -49,6 +49,7 @@ class HeaderLine(BaseModel):
     rules: dict[str, Any] = Field(description="scenario/caller switch overrides on top of the preset")
     switches: dict[str, Any] = Field(description="every switch in force")
     seed: int
+    game_index: int = Field(default=0, description="position in a series, for switches that alternate per game")
     deal: list[str] | None = Field(default=None, description="a fixed deal, when one replaced the shuffle")
     center: list[str] | None = None
     agents: list[SeatAgent]
