@@ -2,10 +2,14 @@
 
     python benchmarks/bot_strength.py                      # 1,000 std-12-guard games per matchup
     python benchmarks/bot_strength.py --games 200 --preset std-12-idiot --jobs 2
+    python benchmarks/bot_strength.py --games 300 --preset cupid-tucheng-9 --preset cupid-thief-12 \
+        --preset advanced-seed003 --jobs 2    # several boards, one table each
 
 Four matchups, each over the same seeds (so the same deals): random vs random, heuristic village
 vs random wolves, random village vs heuristic wolves, heuristic vs heuristic. A seat's agent is
-picked by its card's camp. Prints each side's win rate with a Wilson 95% interval.
+picked by the camp of the card it is dealt (a thief or maid who later takes a wolf card, Cupid and
+the lovers keep the agent of their dealt card). Prints each result's rate with a Wilson 95%
+interval: village, wolves, and on boards with Cupid the lovers camp (a third party).
 
 Acceptance (the bot is "decent"): the heuristic village beats random wolves far more often than a
 random village does, and the heuristic wolves beat a random village far more often than random
@@ -175,12 +179,15 @@ def run(preset: str, games: int, seed_base: int, jobs: int, names: list[str],
 
 
 def report(outcomes: list[Outcome]) -> str:
-    lines = [f"{'matchup':<38} {'games':>5}  {'village wins (95% CI)':<26} {'wolves wins (95% CI)':<26} draws"]
+    lovers = any(o.wins.get("lovers") for o in outcomes)  # a lovers column only where the camp ever won
+    head = f"{'matchup':<38} {'games':>5}  {'village wins (95% CI)':<26} {'wolves wins (95% CI)':<26} "
+    lines = [head + (f"{'lovers wins (95% CI)':<26} " if lovers else "") + "draws"]
     for o in outcomes:
-        v, vl, vh = o.rate("village")
-        w, wl, wh = o.rate("wolves")
-        lines.append(f"{o.name:<38} {o.games:>5}  {v:6.1%} [{vl:6.1%}, {vh:6.1%}]    "
-                     f"{w:6.1%} [{wl:6.1%}, {wh:6.1%}]    {o.wins.get('draw', 0)}")
+        cells = []
+        for side in ("village", "wolves") + (("lovers",) if lovers else ()):
+            r, low, high = o.rate(side)
+            cells.append(f"{r:6.1%} [{low:6.1%}, {high:6.1%}]    ")
+        lines.append(f"{o.name:<38} {o.games:>5}  {''.join(cells)}{o.wins.get('draw', 0)}")
     return "\n".join(lines)
 
 
@@ -205,21 +212,25 @@ def verdict(outcomes: list[Outcome]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1000, help="games per matchup (default 1000)")
-    parser.add_argument("--preset", default="std-12-guard")
+    parser.add_argument("--preset", action="append",
+                        help="board preset (repeatable; default std-12-guard)")
     parser.add_argument("--seed-base", type=int, default=0, help="seeds are seed_base .. seed_base+games-1")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--matchup", action="append", choices=list(MATCHUPS), help="run only these (repeatable)")
     args = parser.parse_args(argv)
     names = args.matchup or list(MATCHUPS)
-    print(f"preset {args.preset}, {args.games} games per matchup, seeds {args.seed_base}.."
-          f"{args.seed_base + args.games - 1}", flush=True)
-    outcomes = run(args.preset, args.games, args.seed_base, args.jobs, names,
-                   progress=lambda s: print("  " + s, file=sys.stderr, flush=True))
-    print(report(outcomes))
-    checks = verdict(outcomes)
-    for line in checks:
-        print(line)
-    return 0 if all(c.startswith("PASS") for c in checks) else 1
+    ok = True
+    for preset in args.preset or ["std-12-guard"]:
+        print(f"preset {preset}, {args.games} games per matchup, seeds {args.seed_base}.."
+              f"{args.seed_base + args.games - 1}", flush=True)
+        outcomes = run(preset, args.games, args.seed_base, args.jobs, names,
+                       progress=lambda s: print("  " + s, file=sys.stderr, flush=True))
+        print(report(outcomes))
+        checks = verdict(outcomes)
+        for line in checks:
+            print(line)
+        ok = ok and all(c.startswith("PASS") for c in checks)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
