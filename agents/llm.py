@@ -43,6 +43,9 @@ class LLMAgentOptions(BaseModel):
     lang: Literal["en", "zh"] | None = Field(default=None, description="None: the observation's language")
     memory: Literal["full", "summary"] = "full"
     summary_window: int = Field(default=2, ge=1, description="phases kept verbatim under summary memory")
+    summary_speech_chars: int | None = Field(default=None, ge=20, description=(
+        "summary memory: speeches in the phases kept are cut to this (None: the template's "
+        "summary_speech_chars, 200 in English, 100 in Chinese)"))
     max_repairs: int = Field(default=2, ge=0, description="re-asks after an unusable answer")
     self_destruct: Literal["own_turn", "always", "never"] = "own_turn"
     beliefs: bool = True
@@ -73,7 +76,8 @@ class LLMAgent:
     def builder(self, lang: str) -> PromptBuilder:
         if lang not in self._builders:
             self._builders[lang] = PromptBuilder(lang, self.seat, memory=self.options.memory,
-                                                 window=self.options.summary_window)
+                                                 window=self.options.summary_window,
+                                                 speech_chars=self.options.summary_speech_chars)
         return self._builders[lang]
 
     # ---- decisions that need no model -----------------------------------------------------

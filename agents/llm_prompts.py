@@ -103,21 +103,40 @@ class EventRenderer:
         night = phase.startswith("N")
         return fmt(self.t["phase_night" if night else "phase_day"], n=phase[1:])
 
-    def line(self, e: Any, *, compact: bool = False) -> str | None:
+    def line(self, e: Any, *, speech_limit: int | None = None) -> str | None:
         k = e.type
         if k in SKIPPED_EVENTS:
             return None
-        if compact and k in self.t.get("digest_skip", ()):
-            return None
         if k == "speech":
             text = quote_speech(e.text, self.b.mark)
-            limit = int(self.t.get("digest_speech_chars", 160))
-            if compact and len(text) > limit:
-                text = text[:limit].rstrip() + self.t.get("digest_cut", "…")
+            if speech_limit and len(text) > speech_limit:
+                text = text[:speech_limit].rstrip() + self.t.get("digest_cut", "…")
             kind = self.t.get("speech_kinds", {}).get(e.kind, e.kind)
+            short = self.t["events"].get("speech_short")
+            if speech_limit and short:  # summary memory: the kind only when it is not a plain discussion
+                attr = "" if e.kind == "discussion" else fmt(self.t["events"].get("speech_kind_attr", ""), kind=kind)
+                return fmt(short, n=e.seat, kind=attr, text=text)
             return fmt(self.t["events"]["speech"], n=e.seat, kind=kind, text=text)
         body = self._body(e)
         return None if body is None else f"{self.b.mark} {body}"
+
+    def phase_line(self, phase: str, events: Sequence[Any]) -> str | None:
+        """One phase folded into one line of referee facts (no speech, ballot or speaking order)."""
+        skip = set(self.t.get("digest_skip", ()))
+        facts = [b for b in (self._body(e) for e in events
+                             if e.type not in SKIPPED_EVENTS and e.type not in skip and e.type != "speech") if b]
+        if not facts:
+            return None
+        text = " ".join(facts)
+        limit = int(self.t.get("digest_line_chars", 480))
+        if len(text) > limit:
+            text = text[:limit].rstrip() + self.t.get("digest_cut", "…")
+        return fmt(self.t.get("digest_line", "{mark} {phase}: {facts}"), mark=self.b.mark,
+                   phase=self.phase_name(phase), facts=text)
+
+    def phase_name(self, phase: str) -> str:
+        return fmt(self.t.get("digest_phase_night" if phase.startswith("N") else "digest_phase_day", "{p}"),
+                   n=phase[1:], p=phase)
 
     def _body(self, e: Any) -> str | None:
         ev = self.t["events"]
@@ -218,26 +237,39 @@ class History:
     record: dict[str, Any] = field(default_factory=dict)
 
 
-def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: str, window: int) -> History:
+def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: str, window: int,
+                   speech_chars: int | None = None) -> History:
+    """``full``: every phase verbatim. ``summary``: the last ``window`` phases verbatim but for
+    speeches cut to ``speech_chars`` (the last phase) or ``digest_speech_chars`` (the others); every
+    older phase folded into one line of referee facts (speeches, ballots and speaking orders left
+    out, the line cut to ``digest_line_chars``). A folded line never changes once written, so the
+    prompt grows by one short line a phase whatever the length of the game."""
     blocks = phase_blocks(events)
     parts: list[str] = []
     digest_phases: list[str] = []
-    if strategy == "summary" and len(blocks) > window:
-        old, recent = blocks[: len(blocks) - window], blocks[len(blocks) - window:]
-        digest_lines = [renderer.t.get("summary_title", "Summary:")]
-        for phase, evs in old:
-            lines = [ln for ln in (renderer.line(e, compact=True) for e in evs) if ln]
+    if strategy == "summary":
+        t = renderer.t
+        old, recent = (blocks[: len(blocks) - window], blocks[len(blocks) - window:]) if len(blocks) > window \
+            else ([], blocks)
+        if old:
+            digest_lines = [t.get("summary_title", "Summary:")]
+            for phase, evs in old:
+                digest_phases.append(phase)
+                line = renderer.phase_line(phase, evs)
+                if line:
+                    digest_lines.append(line)
+            parts.append("\n".join(digest_lines) + "\n")
+        limit = speech_chars or int(t.get("summary_speech_chars", 200))
+        for phase, evs in recent:
+            lines = [ln for ln in (renderer.line(e, speech_limit=limit) for e in evs) if ln]
             if lines:
-                digest_lines.append(renderer.phase_header(phase))
-                digest_lines.extend(lines)
-            digest_phases.append(phase)
-        parts.append("\n".join(digest_lines) + "\n")
+                parts.append("\n".join([renderer.phase_header(phase), *lines]) + "\n")
     else:
         recent = blocks
-    for phase, evs in recent:
-        lines = [ln for ln in (renderer.line(e) for e in evs) if ln]
-        if lines:
-            parts.append("\n".join([renderer.phase_header(phase), *lines]) + "\n")
+        for phase, evs in recent:
+            lines = [ln for ln in (renderer.line(e) for e in evs) if ln]
+            if lines:
+                parts.append("\n".join([renderer.phase_header(phase), *lines]) + "\n")
     record = {"strategy": strategy, "events": len(events), "phases": len(blocks)}
     if strategy == "summary":
         record.update(digested=digest_phases, verbatim=[p for p, _ in recent])
@@ -255,7 +287,8 @@ class BuiltPrompt:
 
 
 class PromptBuilder:
-    def __init__(self, lang: str, seat: int, *, memory: str = "full", window: int = 2):
+    def __init__(self, lang: str, seat: int, *, memory: str = "full", window: int = 2,
+                 speech_chars: int | None = None):
         if memory not in ("full", "summary"):
             raise ValueError(f"unknown memory strategy {memory!r}; use full or summary")
         self.lang = lang
@@ -263,6 +296,7 @@ class PromptBuilder:
         self.seat = seat
         self.memory = memory
         self.window = max(int(window), 1)
+        self.speech_chars = speech_chars  # summary memory: speeches of the current phase cut to this
         self.renderer = EventRenderer(self.book, seat)
 
     # -- system: rules of the board in force, then the role briefing --
@@ -278,17 +312,29 @@ class PromptBuilder:
         return counts
 
     def system_text(self, observation: Observation) -> str:
+        """The rules of the board in force. Full memory: every switch that applies to the deck.
+        Summary memory: the compact card (``card``/``card_rules``), the same data but only the
+        switches that matter to the seat's own decisions, in short lines."""
         sy = self.book.system
         deck = self.deck(observation)
         deck_text = sy.get("deck_sep", ", ").join(
             fmt(sy["deck_item"], role=self.renderer.role(r), count=n) for r, n in deck.items())
+        card = self.memory == "summary" and "card" in sy
+        role = observation.view().role if card else None
         rules = []
-        for switch, table in (sy.get("rules") or {}).items():
+        for switch, table in ((sy.get("card_rules") if card else sy.get("rules")) or {}).items():
             if switch not in observation.switches:
                 continue
-            role = table.get("_role")
-            if role and role not in deck:
+            needs = table.get("_role")
+            if needs and needs not in deck:
                 continue
+            needs_switch = table.get("_if")
+            if needs_switch and not observation.switches.get(needs_switch):
+                continue
+            if card:
+                audience = table.get("_for", "all")
+                if audience != "all" and role not in audience:
+                    continue
             line = table.get(observation.switches[switch])
             if line:
                 rules.append(sy.get("rule_prefix", "- ") + line)
@@ -300,18 +346,20 @@ class PromptBuilder:
             title = (preset.title_zh if self.lang == "zh" else preset.title_en) or preset.id
         except Exception:
             pass
-        return fmt(sy["system"], players=observation.players, title=title, deck=deck_text,
+        return fmt(sy["card" if card else "system"], players=observation.players, title=title, deck=deck_text,
                    rules="\n".join(rules), referee=self.book.mark).strip() + "\n"
 
     def role_text(self, view: SeatView) -> str:
         ro = self.book.roles
         if view.role is None:
             return "\n" + ro["unknown_role"] + "\n"
+        brief = self.memory == "summary" and "brief" in ro
+        table = ro.get("brief" if brief else "roles", {})
         lines = [fmt(ro["header"], seat=self.seat, role=self.renderer.role(view.role)),
-                 ro.get("roles", {}).get(view.role, ro.get("default_role", ""))]
+                 table.get(view.role, ro.get("default_role", ""))]
         if view.wolves and self.seat in view.wolves:
             lines.append(fmt(ro["team"], team=self.renderer.seats(view.wolves)))
-        return "\n" + "\n".join(ln for ln in lines if ln) + "\n"
+        return "\n" + (" " if brief else "\n").join(ln for ln in lines if ln) + "\n"
 
     # -- the question --
     def legal_text(self, legal: Any) -> str:
@@ -342,7 +390,7 @@ class PromptBuilder:
         night = view.phase.startswith("N")
         phase_name = fmt(d["phase_night" if night else "phase_day"], n=view.phase[1:])
         role = r.role(view.role) if view.role else "?"
-        now = fmt(d["now"], phase_name=phase_name, seat=self.seat, role=role,
+        now = fmt(d.get("now_short", d["now"]) if self.memory == "summary" else d["now"], phase_name=phase_name, seat=self.seat, role=role,
                   alive=r.seats(sorted(view.alive)), sheriff=r.s(view.sheriff))
         ctx = dict(request.context or {})
         fields: dict[str, Any] = {"seat": self.seat, "phase": request.phase, "legal": legal_text, "kind": request.kind}
@@ -364,9 +412,10 @@ class PromptBuilder:
         template = d["kinds"].get(request.kind, d["kinds"]["_default"])
         ask = fmt(template, **fields)
         lines = [now, fmt(d["notes"], notes=notes) if notes else d["no_notes"], ask]
-        if belief_seats:
+        if belief_seats and d.get("beliefs_ask"):
             lines.append(d["beliefs_ask"])
-        lines.append(fmt(d["answer_format"], legal=legal_text,
+        answer = d.get("answer_short", d["answer_format"]) if self.memory == "summary" else d["answer_format"]
+        lines.append(fmt(answer, legal=legal_text,
                          beliefs_key=d["beliefs_key"].replace("{{", "{").replace("}}", "}") if belief_seats else "")
                      .strip())
         return "\n".join(lines)
@@ -379,7 +428,8 @@ class PromptBuilder:
         view = observation.view()
         system = ChatMessage(role="system", parts=(ContentPart(text=self.system_text(observation)),
                                                    ContentPart(text=self.role_text(view), cache=True)))
-        history = render_history(self.renderer, observation.events, strategy=self.memory, window=self.window)
+        history = render_history(self.renderer, observation.events, strategy=self.memory, window=self.window,
+                                 speech_chars=self.speech_chars)
         belief_seats = sorted(s for s in view.alive if s != self.seat) if beliefs and request.kind in BELIEF_KINDS else []
         legal_text = self.legal_text(request.legal)
         parts = [ContentPart(text=p) for p in history.parts]

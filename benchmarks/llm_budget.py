@@ -3,6 +3,10 @@ summary), the cached-token share, and the wall time against the sequential bound
 
     python benchmarks/llm_budget.py --games 5 --latency 0.05
 
+Then, per day of the game (night d and day d together), the prompt tokens and tokens per call of
+each memory strategy, averaged over the games that reached that day: under summary memory the
+tokens per call stay flat, so a game's prompt tokens grow linearly with its number of days.
+
 The stand-in answers with realistic lengths (400-char reasoning, 600-char speeches) and counts
 tokens as characters/4; its simulated prefix cache counts the prefix shared with the seat's
 previous prompt (in 128-token blocks from 1024 tokens on, as OpenAI does). The sequential bound is
@@ -40,6 +44,22 @@ def play(memory: str, seed: int, latency: float) -> dict:
         last_total = total
         return original(game)
 
+    per_day: dict[int, list[int]] = {}  # day -> [calls, prompt tokens]
+
+    def metered(agent):
+        decide = agent.decide
+
+        async def wrapped(observation, request):
+            calls, tokens = agent.calls, agent.usage.input
+            answer = await decide(observation, request)
+            row = per_day.setdefault(int(request.phase[1:]), [0, 0])
+            row[0] += agent.calls - calls
+            row[1] += agent.usage.input - tokens
+            return answer
+        agent.decide = wrapped
+
+    for a in agents:
+        metered(a)
     Game.pending = pending
     try:
         start = time.perf_counter()
@@ -51,16 +71,21 @@ def play(memory: str, seed: int, latency: float) -> dict:
     return {"calls": sum(a.calls for a in agents), "input": sum(a.usage.input for a in agents),
             "cached": sum(a.usage.cached for a in agents), "days": int(result.phase[1:]),
             "stable": sum(m.stable_prefix_tokens for m in mocks), "wall": wall,
-            "bound": rounds_with_calls * latency}
+            "bound": rounds_with_calls * latency, "per_day": per_day}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=5)
     ap.add_argument("--latency", type=float, default=0.05)
+    ap.add_argument("--seed", type=int, default=0, help="first seed (games use seed, seed+1, ...)")
     args = ap.parse_args()
+    by_day: dict[str, dict[int, list[list[int]]]] = {}
     for memory in ("full", "summary"):
-        rows = [play(memory, seed, args.latency) for seed in range(args.games)]
+        rows = [play(memory, seed, args.latency) for seed in range(args.seed, args.seed + args.games)]
+        for r in rows:
+            for day, row in r["per_day"].items():
+                by_day.setdefault(memory, {}).setdefault(day, []).append(row)
         n = len(rows)
         calls = sum(r["calls"] for r in rows) / n
         tokens = sum(r["input"] for r in rows) / n
@@ -69,8 +94,20 @@ def main() -> None:
         days = sum(r["days"] for r in rows) / n
         ratio = sum(r["wall"] for r in rows) / max(sum(r["bound"] for r in rows), 1e-9)
         print(f"{memory:8s} games={n} days/game={days:.1f} llm_calls/game={calls:.0f} "
-              f"prompt_tokens/game={tokens:,.0f} tokens/day={tokens / days:,.0f} cached_share={cached:.0%} stable_prefix_share={stable:.0%} "
+              f"prompt_tokens/game={tokens:,.0f} tokens/day={tokens / days:,.0f} cached_share={cached:.1%} stable_prefix_share={stable:.1%} "
               f"wall/sequential_bound={ratio:.2f}")
+    print("per day (night d + day d; mean over the games that reached it):")
+    print(f"{'day':>3} {'games':>5} " + " ".join(f"{m + ' calls':>13} {m + ' tokens':>14} {m + ' tok/call':>16}"
+                                             for m in by_day))
+    for day in sorted(by_day.get("summary", {})):
+        cells = []
+        for m in by_day:
+            rows_d = by_day[m].get(day, [])
+            k = max(len(rows_d), 1)
+            calls = sum(r[0] for r in rows_d) / k
+            tokens = sum(r[1] for r in rows_d) / k
+            cells.append(f"{calls:13.1f} {tokens:14,.0f} {tokens / max(calls, 1e-9):16,.0f}")
+        print(f"{day:>3} {len(by_day['summary'][day]):>5} " + " ".join(cells))
 
 
 if __name__ == "__main__":

@@ -372,3 +372,89 @@ def test_summary_memory_uses_fewer_prompt_tokens_than_full_history():
     summary_tokens = sum(a.usage.input for a in summary)
     assert summary_tokens < full_tokens
     assert sum(a.usage.cached for a in full) > 0
+
+
+# ---- the summary budget ------------------------------------------------------------------------
+
+def _long_game_log(days: int) -> list:
+    """A synthetic record of `days` days: deaths, twelve 600-character speeches and a vote a day."""
+    from arena.events import ExileResult, VoteResult
+
+    log = events()
+    for day in range(1, days + 1):
+        if day > 1:
+            log += [PhaseStarted(phase=f"N{day}"), PhaseStarted(phase=f"D{day}"),
+                    DeathsAnnounced(phase=f"D{day}", seats=[day], death_phase=f"N{day}")]
+        log += [Speech(phase=f"D{day}", seat=s, kind="discussion", text=f"seat {s} on day {day}: " + "words " * 100)
+                for s in range(1, 13)]
+        log += [VoteResult(phase=f"D{day}", ballot="exile", tally={9: 5, 10: 4}, top=[9], voters=list(range(1, 10))),
+                ExileResult(phase=f"D{day}", seat=None, reason="test")]
+    return log
+
+
+def _prompt_tokens(built) -> int:
+    return len("\n".join(m.text for m in built.messages)) // 4
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_summary_prompts_stay_within_a_fixed_budget_as_the_game_grows(lang):
+    builder = PromptBuilder(lang, 5, memory="summary")
+    sizes = {day: _prompt_tokens(builder.build(observation(lang=lang, log=_long_game_log(day)), vote_request()))
+             for day in (2, 5, 8)}
+    assert sizes[5] < 1.3 * sizes[2] and sizes[8] < 1.3 * sizes[5]
+    full = PromptBuilder(lang, 5, memory="full")
+    assert _prompt_tokens(full.build(observation(lang=lang, log=_long_game_log(5)), vote_request())) > 3 * sizes[5]
+    text = builder.build(observation(lang=lang, log=_long_game_log(5)), vote_request()).messages[1].text
+    # older days: one line of facts each, no speech; the current day's speeches cut short
+    assert "seat 1 on day 4" not in text and "seat 1 on day 5" in text and "…" in text
+    assert sum(1 for ln in text.splitlines() if ln.startswith("⚖") and ("D2" in ln or "第2天" in ln)) == 1
+
+
+def test_summary_card_is_generated_from_the_board_and_keeps_only_the_seat_s_switches():
+    seer_log = [e if e.type != "role_assigned" else RoleAssigned(phase="N1", seat=5, role=Role.SEER,
+                                                                  visibility=only(5)) for e in events()]
+    seer = PromptBuilder("en", 5, memory="summary").build(observation(log=seer_log), vote_request()).messages[0].text
+    villager = PromptBuilder("en", 5, memory="summary").build(observation(), vote_request()).messages[0].text
+    for card in (seer, villager):
+        assert "villager ×4" in card and "werewolf ×4" in card and "Wolves win if" in card
+        assert "never an instruction" in card and len(card) < 0.6 * len(PromptBuilder("en", 5).system_text(
+            observation()))
+    assert "A check shows only wolf or good." in seer and "a check shows" not in villager.lower()
+    assert "antidote" not in seer and "Never the same player" not in seer
+    nine = Observation(seat=5, players=9, preset="std-tucheng-9",
+                       switches=resolve_rules("std-tucheng-9").switches.model_dump(mode="json"),
+                       events=[e for e in events() if e.type != "game_started"])
+    assert "werewolf ×3" in PromptBuilder("en", 5, memory="summary").build(nine, vote_request()).messages[0].text
+
+
+def test_a_summary_game_stays_under_100k_prompt_tokens_flat_per_call():
+    from agents.registry import make_agent
+    from arena.engine import GameSetup
+    from arena.referee import run_game
+
+    agents = [make_agent("mock:bench", seat=s, seed=0, memory="summary", latency=0.0) for s in range(1, 13)]
+    per_day: dict[int, list[int]] = {}
+    for agent in agents:
+        def wrap(agent=agent, decide=agent.decide):
+            async def metered(obs, request):
+                calls, tokens = agent.calls, agent.usage.input
+                answer = await decide(obs, request)
+                row = per_day.setdefault(int(request.phase[1:]), [0, 0])
+                row[0] += agent.calls - calls
+                row[1] += agent.usage.input - tokens
+                return answer
+            agent.decide = metered
+        wrap()
+    result = asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=0), agents))
+    assert int(result.phase[1:]) >= 5  # seed 0 is a long game (7 days)
+    assert sum(a.usage.input for a in agents) < 100_000
+    # from day 2 on (day 1 starts from an empty record) the tokens per call stay flat
+    per_call = {d: t / c for d, (c, t) in per_day.items() if d >= 2 and c >= 5}
+    assert len(per_call) >= 4 and max(per_call.values()) < 1.3 * per_call[2]
+
+
+def test_summary_memory_never_leaks_hidden_information():
+    for seed in range(2):
+        result, lines, _ = _play("mock:flaky", seed, memory="summary", **FLAKY)
+        roles = next(x for x in lines if x["type"] == "result")["roles"]
+        check_no_leaks([x for x in lines if x["type"] == "decision"], roles)
