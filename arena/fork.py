@@ -126,7 +126,15 @@ async def fork_game(
         path = out / f"{game_id}.jsonl" if out.suffix != ".jsonl" else out
     if labels is None:
         by_seat = {a.seat: a for a in header.agents}
-        labels = [by_seat[i + 1].label if specs[i] == by_seat[i + 1].spec else None for i in range(n)]
+        # A spec that the parent's roster named with exactly one label keeps that label, so the
+        # evaluator sees one agent ("heuristic"), not two ("heuristic" and "bot:heuristic").
+        names: dict[str, set[str]] = {}
+        for a in header.agents:
+            if a.label:
+                names.setdefault(a.spec, set()).add(a.label)
+        unique = {spec: next(iter(found)) for spec, found in names.items() if len(found) == 1}
+        labels = [by_seat[i + 1].label if specs[i] == by_seat[i + 1].spec else unique.get(specs[i])
+                  for i in range(n)]
     path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_name(path.name + ".part")
     try:

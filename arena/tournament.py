@@ -21,6 +21,11 @@ Schedules (``seating``):
   every entry (k = 2: the mirror swaps every seat).
 * ``self``: every entry fills the whole table alone, on every deal (the board's own side balance).
 
+Executors: ``async`` (games as coroutines in this process), ``process`` (a worker process per concurrent
+game), ``ray`` (a Ray task per game, :mod:`arena.ray_executor`, imported only then: the task returns
+the transcript's text and this process stores it, so index and resume are the same for all three).
+``watch`` plays one chosen game in this process, in a thread, feeding a live view.
+
 This module never imports ``agents``: the caller passes an agent factory (``agents.registry:make_agent``
 from the CLI), named by import path so that worker processes can rebuild it.
 """
@@ -32,6 +37,7 @@ import hashlib
 import importlib
 import json
 import os
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -176,6 +182,15 @@ def build_schedule(cfg: TournamentConfig) -> list[ScheduledGame]:
     return games
 
 
+def find_game(schedule: Sequence[ScheduledGame], game_id: str) -> ScheduledGame:
+    """The scheduled game with this id; the error names a few real ids."""
+    for game in schedule:
+        if game.game_id == game_id:
+            return game
+    examples = ", ".join(g.game_id for g in schedule[:3])
+    raise TournamentError(f"no game {game_id!r} in this schedule (or shard); ids look like {examples}")
+
+
 def parse_shard(text: str | None) -> tuple[int, int] | None:
     """``I/N`` (1-based) -> (I, N)."""
     if not text:
@@ -275,8 +290,7 @@ def resolve_factory(path: str) -> Callable[..., Any]:
         raise TournamentError(f"cannot load the agent factory {path!r}: {exc}") from None
 
 
-def _usage_totals(path: Path) -> tuple[float | None, float | None]:
-    blob = path.read_bytes()
+def _usage_totals(blob: bytes) -> tuple[float | None, float | None]:
     if b'"usage":{' not in blob:
         return None, None
     from arena.evaluate.metrics import _cost, _tokens
@@ -290,29 +304,93 @@ def _usage_totals(path: Path) -> tuple[float | None, float | None]:
     return tokens, cost
 
 
-async def play_scheduled(game: ScheduledGame, out: Path, factory: Callable[..., Any], lang: str) -> tuple[str, float | None, float | None]:
-    """Play one game into ``ID.jsonl.part`` and rename it when complete. Returns (winner, tokens, cost)."""
+async def _play_into(game: ScheduledGame, writer: Any, factory: Callable[..., Any], lang: str,
+                     on_event: Callable[[Any], None] | None = None) -> str:
+    """Play one game of the schedule into ``writer``; returns the winner."""
     from arena.engine import GameSetup
     from arena.referee import run_game
+
+    setup = GameSetup(preset=game.preset, seed=game.seed, rules=dict(game.rules), game_index=game.game_index)
+    agents = [factory(spec, seat=i + 1, seed=game.seed, lang=lang, **game.options[i])
+              for i, spec in enumerate(game.specs)]
+    result = await run_game(setup, agents, writer=writer, specs=game.specs, lang=lang, game_id=game.game_id,
+                            labels=game.labels, on_event=on_event)
+    return result.winner
+
+
+async def play_scheduled(game: ScheduledGame, out: Path, factory: Callable[..., Any], lang: str,
+                         on_event: Callable[[Any], None] | None = None) -> tuple[str, float | None, float | None]:
+    """Play one game into ``ID.jsonl.part`` and rename it when complete. Returns (winner, tokens, cost)."""
     from arena.transcript import TranscriptWriter
 
     final = transcript_path(out, game.game_id)
     part = final.with_name(final.name + ".part")
     part.unlink(missing_ok=True)
-    setup = GameSetup(preset=game.preset, seed=game.seed, rules=dict(game.rules), game_index=game.game_index)
-    agents = [factory(spec, seat=i + 1, seed=game.seed, lang=lang, **game.options[i])
-              for i, spec in enumerate(game.specs)]
     with TranscriptWriter(part) as writer:
-        result = await run_game(setup, agents, writer=writer, specs=game.specs, lang=lang, game_id=game.game_id,
-                                labels=game.labels)
+        winner = await _play_into(game, writer, factory, lang, on_event)
     os.replace(part, final)  # atomic: a transcript under its final name is always complete
-    tokens, cost = _usage_totals(final)
-    return result.winner, tokens, cost
+    tokens, cost = _usage_totals(final.read_bytes())
+    return winner, tokens, cost
+
+
+def store_transcript(out: Path, game_id: str, text: str) -> None:
+    """Write a transcript played elsewhere (a Ray worker) the way a local game ends: ``.part``, then rename."""
+    final = transcript_path(out, game_id)
+    part = final.with_name(final.name + ".part")
+    with open(part, "w", encoding="utf-8") as fh:  # the same encoding and newlines as TranscriptWriter
+        fh.write(text)
+    os.replace(part, final)
+
+
+def _pool_context() -> Any:
+    """Workers start from a clean server process, not by forking this one: a fork copies locks that
+    other threads hold at that instant (the watched game's thread, rich's refresh thread, an import
+    in progress) and the child can hang on them forever."""
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
 def _play_in_worker(game_json: str, out: str, factory_path: str, lang: str) -> tuple[str, float | None, float | None]:
     game = ScheduledGame.model_validate_json(game_json)
     return asyncio.run(play_scheduled(game, Path(out), resolve_factory(factory_path), lang))
+
+
+def play_to_text(game_json: str, factory_path: str, lang: str) -> tuple[str, str, float | None, float | None]:
+    """Play one game in memory: (transcript text, winner, tokens, cost).
+
+    For executors whose workers may sit on other machines (Ray): the worker never touches the output
+    folder; the driver stores the text, so the index, the ``.part`` discipline and resume stay local.
+    """
+    import io
+
+    from arena.transcript import TranscriptWriter
+
+    game = ScheduledGame.model_validate_json(game_json)
+    buffer = io.StringIO()
+    writer = TranscriptWriter(stream=buffer)
+    winner = asyncio.run(_play_into(game, writer, resolve_factory(factory_path), lang))
+    text = buffer.getvalue()
+    tokens, cost = _usage_totals(text.encode("utf-8"))
+    return text, winner, tokens, cost
+
+
+class WatchStopped(Exception):
+    """The watched game was stopped because the tournament around it was interrupted."""
+
+
+def _play_watched(game: ScheduledGame, out: Path, factory_path: str, lang: str, on_event: Callable[[Any], None],
+                  stop: Any) -> tuple[str, float | None, float | None]:
+    """The watched game, in a thread of this process with its own event loop: the live view paces it
+    with sleeps, which must hold up neither the other games nor the driver's bookkeeping."""
+
+    def guarded(event: Any) -> None:
+        if stop.is_set():  # the tournament was interrupted: stop drawing and give the thread back
+            raise WatchStopped(game.game_id)
+        on_event(event)
+
+    return asyncio.run(play_scheduled(game, out, resolve_factory(factory_path), lang, on_event=guarded))
 
 
 @dataclass
@@ -378,14 +456,26 @@ async def run_tournament(
     resume: bool = False,
     shard: tuple[int, int] | None = None,
     concurrency: int | None = None,
-    executor: Literal["async", "process"] = "async",
+    executor: Literal["async", "process", "ray"] = "async",
     factory_path: str = DEFAULT_FACTORY,
     on_progress: Callable[[Progress], None] | None = None,
+    ray_address: str | None = None,
+    ray_task_cpus: float = 1.0,
+    watch: str | None = None,
+    on_watch_event: Callable[[Any], None] | None = None,
 ) -> TournamentResult:
-    """Play every unfinished game of (this shard of) the schedule."""
+    """Play every unfinished game of (this shard of) the schedule.
+
+    ``executor``: ``async`` (coroutines in this process), ``process`` (a worker process per concurrent
+    game) or ``ray`` (a Ray task per game on ``ray_address``, see :mod:`arena.ray_executor`).
+    ``watch``: the id of one game to play first, in this process, handing each of its events to
+    ``on_watch_event`` (a live view) while the other games run on the executor as usual.
+    """
     t0 = time.monotonic()
     out = Path(out or cfg.out)
     schedule = shard_of(build_schedule(cfg), shard)
+    if watch is not None:
+        find_game(schedule, watch)  # fail before touching the output folder
     index = prepare_out(cfg, out, schedule, resume, shard)
     # Whatever a crash left half-written is discarded and replayed.
     parts = list((out / "games").glob("*.jsonl.part"))
@@ -405,14 +495,34 @@ async def run_tournament(
         if path.exists():
             path.unlink()  # should not happen (rename is atomic), but never trust a partial file
         todo.append(game)
+    if watch is not None:
+        if not any(g.game_id == watch for g in todo):
+            raise TournamentError(f"--watch {watch}: that game is already finished in {out}; "
+                                  f"replay it with `arena view {transcript_path(out, watch)}`")
+        todo.sort(key=lambda g: g.game_id != watch)  # the watched game starts at once, not last
 
     progress = Progress(total=len(schedule), skipped=skipped)
     failed: list[str] = []
-    limit = concurrency or cfg.concurrency
-    semaphore = asyncio.Semaphore(limit)
     factory = resolve_factory(factory_path)
-    pool = ProcessPoolExecutor(max_workers=limit) if executor == "process" else None
+    runner = None
+    if executor == "ray":
+        from arena.ray_executor import RayRunner  # lazily: Ray is an optional extra
+
+        runner = RayRunner(ray_address, task_cpus=ray_task_cpus)
+    # A cluster is sized by its CPUs, not by the config's one-machine concurrency.
+    limit = concurrency or (max(cfg.concurrency, runner.slots()) if runner is not None else cfg.concurrency)
+    semaphore = asyncio.Semaphore(limit)
+    pool = ProcessPoolExecutor(max_workers=limit, mp_context=_pool_context()) if executor == "process" else None
     loop = asyncio.get_running_loop()
+    watch_stop = threading.Event()
+
+    async def play_watched(game: ScheduledGame) -> tuple[str, float | None, float | None]:
+        try:
+            return await asyncio.to_thread(_play_watched, game, out, factory_path, cfg.lang,
+                                           on_watch_event or (lambda event: None), watch_stop)
+        except asyncio.CancelledError:
+            watch_stop.set()  # the thread cannot be cancelled; it stops at the game's next event
+            raise
 
     def report() -> None:
         if on_progress is not None:
@@ -425,7 +535,12 @@ async def run_tournament(
             report()
             start = time.monotonic()
             try:
-                if pool is not None:
+                if game.game_id == watch:
+                    winner, tokens, cost = await play_watched(game)
+                elif runner is not None:
+                    text, winner, tokens, cost = await runner.play(game, factory_path, cfg.lang)
+                    store_transcript(out, game.game_id, text)
+                elif pool is not None:
                     winner, tokens, cost = await loop.run_in_executor(
                         pool, _play_in_worker, game.model_dump_json(), str(out), factory_path, cfg.lang)
                 else:
@@ -452,8 +567,11 @@ async def run_tournament(
     try:
         await asyncio.gather(*(one(g) for g in todo))
     finally:
+        watch_stop.set()
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+        if runner is not None:
+            runner.close()
     return TournamentResult(out=str(out), scheduled=len(schedule), played=progress.played, skipped=skipped,
                             failed=failed, discarded_parts=len(parts), seconds=round(time.monotonic() - t0, 3))
 

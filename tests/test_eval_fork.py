@@ -9,9 +9,19 @@ import pytest
 
 from agents.registry import make_agent
 from arena.engine import GameSetup
+from arena.evaluate.ratings import RatingConfig
+from arena.evaluate.report import render, score
 from arena.fork import ForkError, fork_game
 from arena.referee import run_game
-from arena.transcript import TranscriptWriter, read_transcript
+from arena.transcript import (
+    DecisionLine,
+    ForkOrigin,
+    HeaderLine,
+    ResultLine,
+    SeatAgent,
+    TranscriptWriter,
+    read_transcript,
+)
 
 SPECS = ["bot:heuristic"] * 6 + ["bot:random"] * 6
 
@@ -48,3 +58,116 @@ def test_fork_replays_the_prefix_then_plays_on(parent: Path, tmp_path: Path) -> 
 def test_fork_rejects_a_decision_out_of_range(parent: Path) -> None:
     with pytest.raises(ForkError, match="numbered"):
         asyncio.run(fork_game(parent, 10**6, make_agent))
+
+
+# --- the evaluator pairs forks with their parents (hand-made transcripts) ---------------------
+
+FEW = RatingConfig(n_resamples=50)  # the ratings are not under test here
+
+ROLES = {1: "seer", 2: "villager", 3: "werewolf", 4: "villager"}
+AGENTS = {1: "A", 2: "A", 3: "B", 4: "A"}
+
+
+def hand_made(folder: Path, game_id: str, winner: str | None, agents: dict[int, str] | None = None,
+              fork: tuple[str, int] | None = None) -> Path:
+    """A short transcript written with the real line models: header, two decisions, result (or none)."""
+    agents = agents or AGENTS
+    path = folder / f"{game_id}.jsonl"
+    header = HeaderLine(game_id=game_id, preset="test-board", rules={}, switches={}, seed=1,
+                        agents=[SeatAgent(seat=s, spec=f"bot:{a}", label=a) for s, a in sorted(agents.items())],
+                        package_version="test", fork=ForkOrigin(parent=fork[0], at_decision=fork[1]) if fork else None)
+    with TranscriptWriter(path) as w:
+        w.write(header)
+        for i, seat in enumerate((1, 3), start=1):
+            w.write(DecisionLine(id=i, seat=seat, kind="vote", phase="D1", asked_in="D1",
+                                 legal={"type": "seat", "options": [2, 4], "allow_none": True}, answer=2, value=2,
+                                 visibility={"to": "seats", "seats": [seat]}, agent=agents[seat]))
+        if winner is not None:
+            w.write(ResultLine(winner=winner, reason="test", phase="D2", roles=ROLES, alive=[1, 2],
+                               decisions=2, refused=0))
+    return path
+
+
+def test_evaluator_pairs_forks_with_their_parents(tmp_path: Path) -> None:
+    hand_made(tmp_path, "p", "wolves")
+    hand_made(tmp_path, "q", "village")
+    hand_made(tmp_path, "u", None)  # unfinished parent
+    # Seat 1 (the seer, village side) handed from A to C: the village's loss turns into a win...
+    hand_made(tmp_path, "p-fork5-a", "village", {**AGENTS, 1: "C"}, ("p", 5))
+    # ...and on another parent the same swap throws a win away.
+    hand_made(tmp_path, "q-fork2-a", "wolves", {**AGENTS, 1: "C"}, ("q", 2))
+    # The wolf (seat 3) handed from B to C: the wolves still win.
+    hand_made(tmp_path, "p-fork5-b", "wolves", {**AGENTS, 3: "C"}, ("p", 5))
+    # The same agents (re-seeded): the winner changes by chance alone.
+    hand_made(tmp_path, "p-fork7-c", "village", None, ("p", 7))
+    hand_made(tmp_path, "x-fork3", "village", None, ("missing", 3))
+    hand_made(tmp_path, "u-fork1", "village", None, ("u", 1))
+
+    report = score([tmp_path], rating=FEW, with_openskill=False)
+    forks = report.forks
+    assert forks is not None
+    pairs = {p.fork: p for p in forks.pairs}
+    assert sorted(pairs) == ["p-fork5-a", "p-fork5-b", "p-fork7-c", "q-fork2-a"]
+
+    a = pairs["p-fork5-a"]
+    assert (a.parent, a.at_decision, a.parent_winner, a.fork_winner) == ("p", 5, "wolves", "village")
+    assert a.outcome_changed and a.village_change == 1.0
+    assert [(s.seat, s.role, s.side, s.parent_agent, s.fork_agent) for s in a.swapped] == [(1, "seer", "village", "A", "C")]
+    assert pairs["q-fork2-a"].village_change == -1.0
+    b = pairs["p-fork5-b"]
+    assert not b.outcome_changed and b.village_change == 0.0
+    assert [(s.seat, s.side, s.parent_agent, s.fork_agent) for s in b.swapped] == [(3, "wolves", "B", "C")]
+    assert pairs["p-fork7-c"].swapped == [] and pairs["p-fork7-c"].outcome_changed
+    assert (forks.unchanged_agents, forks.unchanged_agents_outcome_changed) == (1, 1)
+
+    effects = {(e.side, e.parent_agent, e.fork_agent): e for e in forks.effects}
+    assert set(effects) == {("village", "A", "C"), ("wolves", "B", "C")}
+    village = effects[("village", "A", "C")]
+    assert (village.pairs, village.mean_change, village.turned_to_win, village.turned_to_loss) == (2, 0.0, 1, 1)
+    assert (village.low, village.high) == (-1.0, 1.0)  # +1 and -1: the interval spans everything
+    wolves = effects[("wolves", "B", "C")]
+    assert (wolves.pairs, wolves.mean_change, wolves.low) == (1, 0.0, None)  # one pair: no interval
+
+    unpaired = {u.fork: u.reason for u in forks.unpaired}
+    assert unpaired == {"x-fork3": "the parent is not among the scored transcripts",
+                        "u-fork1": "the parent is unfinished"}
+
+    md = render(report, "md")
+    assert "## Forks" in md and "#1 seer: A → C" in md and "| village | A → C | 2 | +0.000 [-1.000, +1.000] | 1 | 1 |" in md
+    assert "x-fork3 (parent missing): the parent is not among the scored transcripts" in md
+    assert '"forks"' in render(report, "json")
+    assert "<h2>Forks</h2>" in render(report, "html")
+
+
+def test_no_forks_no_fork_section(tmp_path: Path) -> None:
+    hand_made(tmp_path, "p", "wolves")
+    report = score([tmp_path], rating=FEW, with_openskill=False)
+    assert report.forks is None and "## Forks" not in render(report, "md")
+
+
+def test_a_real_fork_pairs_with_its_parent(parent: Path, tmp_path: Path) -> None:
+    original = read_transcript(parent)
+    specs = list(SPECS)
+    specs[0] = "bot:random"  # seat 1 changes agent from the fork point on
+    result = asyncio.run(fork_game(parent, len(original.decisions) // 2, make_agent, specs=specs, out=tmp_path))
+    report = score([parent, result.path], rating=FEW, with_openskill=False)
+    assert report.forks is not None and len(report.forks.pairs) == 1 and not report.forks.unpaired
+    pair = report.forks.pairs[0]
+    assert (pair.parent, pair.fork, pair.fork_winner) == ("parent", result.game_id, result.winner)
+    assert [(s.seat, s.parent_agent, s.fork_agent) for s in pair.swapped] == [(1, "bot:heuristic", "bot:random")]
+    assert pair.swapped[0].role == original.result.roles[1]
+
+
+def test_a_new_seat_keeps_the_roster_label_of_its_spec(tmp_path: Path) -> None:
+    path = tmp_path / "labelled.jsonl"
+    labels = ["H"] * 6 + ["R"] * 5 + ["R2"]  # bot:random under two labels: ambiguous
+    agents = [make_agent(s, seat=i + 1, seed=5) for i, s in enumerate(SPECS)]
+    with TranscriptWriter(path) as w:
+        asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=5), agents, writer=w, specs=SPECS,
+                             game_id="labelled", labels=labels))
+    specs = ["bot:random"] + SPECS[1:11] + ["bot:heuristic"]
+    child = read_transcript(asyncio.run(fork_game(path, 5, make_agent, specs=specs, out=tmp_path / "f")).path)
+    names = {a.seat: a.label for a in child.header.agents}
+    assert names[12] == "H"  # bot:heuristic had one name in the parent: the fork reuses it
+    assert names[1] is None  # bot:random had two: no guess
+    assert names[2] == "H" and names[7] == "R"  # unchanged seats keep theirs

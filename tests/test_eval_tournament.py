@@ -150,3 +150,74 @@ def test_killed_at_random_points_and_resumed(tmp_path: Path) -> None:
     index = Index(out / "index.jsonl")
     assert len(index.state) == 20 and all(e.status == "done" for e in index.state.values())
     assert set(index.done_count.values()) == {1}, "a finished game was played twice"
+
+
+# --- --watch GAME_ID: one game live, in this process, while the others run as usual ------------
+
+
+def test_watch_shows_one_game_live_while_the_others_run(tmp_path: Path) -> None:
+    import io
+    import threading
+
+    from rich.console import Console
+
+    from arena.live import LiveView
+
+    cfg = config(tmp_path, deals=3)
+    watched = build_schedule(cfg)[3].game_id
+    buffer = io.StringIO()
+    # A terminal-like console into a string: every frame the view draws lands in the buffer.
+    view = LiveView(lang="en", god_view=True, players=12, pace=0, keys=False,
+                    console=Console(file=buffer, width=140, force_terminal=True, color_system=None))
+    events: list = []
+    where: set[tuple[int, bool]] = set()
+
+    def on_event(event) -> None:  # type: ignore[no-untyped-def]
+        events.append(event)
+        where.add((os.getpid(), threading.current_thread() is threading.main_thread()))
+        view.on_event(event)
+
+    result = asyncio.run(run_tournament(cfg, out=tmp_path / "w", executor="process", watch=watched,
+                                        on_watch_event=on_event))
+    view.close()
+    assert result.failed == [] and result.played == 6
+    index = Index(tmp_path / "w" / "index.jsonl")
+    assert all(e.status == "done" for e in index.state.values())
+    started = [line for line in (tmp_path / "w" / "index.jsonl").read_text().splitlines() if '"started"' in line]
+    assert watched in started[0], "the watched game starts first"
+    # In this process, off the event loop's thread (its pacing must not stall the other games).
+    assert where == {(os.getpid(), False)}
+    # Every event of the watched game reached the view, in order, and the view drew them.
+    transcript = read_transcript(tmp_path / "w" / "games" / f"{watched}.jsonl")
+    assert [e.model_dump() for e in events] == [line.event.model_dump() for line in transcript.events]
+    shown = buffer.getvalue()
+    speeches = [line.event.text for line in transcript.events if line.event.type == "speech"]
+    assert speeches and all(text.splitlines()[0][:60] in shown for text in speeches)
+    assert "God view" in shown and "Game over" in shown
+    # Watching changes nothing: the same game unwatched is byte-identical.
+    asyncio.run(run_tournament(cfg, out=tmp_path / "plain"))
+    for path in (tmp_path / "plain" / "games").glob("*.jsonl"):
+        assert path.read_bytes() == (tmp_path / "w" / "games" / path.name).read_bytes()
+
+
+def test_watch_from_the_command_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli.main import app
+
+    cfg_path = tmp_path / "t.yaml"
+    cfg_path.write_text(
+        "name: cli\nroster:\n  - {label: heuristic, agent: 'bot:heuristic'}\n  - {label: random, agent: 'bot:random'}\n"
+        f"boards:\n  - preset: std-12-guard\ndeals: 1\nseed: 5\nout: {tmp_path / 'out'}\nconcurrency: 2\n",
+        encoding="utf-8")
+    runner = CliRunner()
+    bad = runner.invoke(app, ["tournament", str(cfg_path), "--watch", "nope"])
+    assert bad.exit_code == 2 and "no game 'nope'" in bad.output and "cli-b0-d0000-heuristic-v-random" in bad.output
+    assert not (tmp_path / "out").exists(), "a bad --watch touches nothing"
+    # With the progress display on, the game's view nests under it (one display, no LiveError).
+    ok = runner.invoke(app, ["tournament", str(cfg_path), "--watch", "cli-b0-d0000-random-v-heuristic"],
+                       env={"ARENA_LIVE_PACE": "0"})
+    assert ok.exit_code == 0, ok.output
+    assert "Game over" in ok.output and "2 played" in ok.output
+    again = runner.invoke(app, ["tournament", str(cfg_path), "--resume", "--watch", "cli-b0-d0000-random-v-heuristic"])
+    assert again.exit_code == 2 and "already finished" in again.output

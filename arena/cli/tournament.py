@@ -1,11 +1,13 @@
-"""``arena tournament CONFIG.yaml [--resume] [--concurrency N] [--shard I/N]`` and ``arena merge``."""
+"""``arena tournament CONFIG.yaml [--resume] [--concurrency N] [--shard I/N] [--executor ...] [--watch GAME_ID]``
+and ``arena merge``."""
 
 from __future__ import annotations
 
 import asyncio
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, Callable, Iterator, List, Optional
 
 import typer
 
@@ -15,6 +17,7 @@ from arena.cli.common import friendly
 class Executor(str, Enum):
     async_ = "async"
     process = "process"
+    ray = "ray"
 
 
 def _human_time(seconds: float | None) -> str:
@@ -28,12 +31,23 @@ def _human_time(seconds: float | None) -> str:
 def tournament_command(
     config: Path = typer.Argument(..., help="Tournament YAML: roster, boards, deals, seed, seating, out."),
     resume: bool = typer.Option(False, "--resume", help="Finish exactly the unfinished games of an interrupted run."),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", help="Games at once (default: config)."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j",
+                                              help="Games at once (default: the config's; with Ray, at least the "
+                                                   "cluster's CPUs)."),
     shard: Optional[str] = typer.Option(None, "--shard", help="Play only shard I of N (e.g. 2/4); merge with `arena merge`."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (default: the config's `out`)."),
     executor: Executor = typer.Option(Executor.async_, "--executor",
                                       help="async: one process, concurrent LLM calls; process: a worker process "
-                                           "per concurrent game (CPU-bound bot games)."),
+                                           "per concurrent game (CPU-bound bot games); ray: a Ray task per game on "
+                                           "a cluster (extra [ray])."),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address",
+                                              help="Ray cluster to run on (default: $RAY_ADDRESS, else a running "
+                                                   "local instance, else a new one)."),
+    ray_cpus: float = typer.Option(1.0, "--ray-cpus-per-game", help="CPUs Ray reserves for each game (LLM games "
+                                                                      "mostly wait: 0.25 packs four per CPU)."),
+    watch: Optional[str] = typer.Option(None, "--watch",
+                                        help="Show this game (its id, as in index.jsonl) live in the terminal; "
+                                             "it is played first, in this process, while the others run as usual."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Live progress display."),
 ) -> None:
     """Run a tournament: a balanced schedule of games, each with its own transcript, resumable."""
@@ -41,11 +55,12 @@ def tournament_command(
     from rich.live import Live
     from rich.table import Table
 
-    from arena.tournament import load_config, parse_shard, run_tournament
+    from arena.tournament import build_schedule, find_game, load_config, parse_shard, run_tournament, shard_of
 
     cfg = load_config(config)
     shard_t = parse_shard(shard)
     console = Console(stderr=True)
+    watched = find_game(shard_of(build_schedule(cfg), shard_t), watch) if watch else None
 
     def view(p) -> Table:  # type: ignore[no-untyped-def]
         t = Table.grid(padding=(0, 2))
@@ -58,12 +73,16 @@ def tournament_command(
         return t
 
     async def go():  # type: ignore[no-untyped-def]
+        kwargs = dict(out=out, resume=resume, shard=shard_t, concurrency=concurrency, executor=executor.value,
+                      ray_address=ray_address, ray_task_cpus=ray_cpus)
         if not progress:
-            return await run_tournament(cfg, out=out, resume=resume, shard=shard_t, concurrency=concurrency,
-                                        executor=executor.value)
+            with watching(console, watched, cfg.lang) as on_watch_event:
+                return await run_tournament(cfg, watch=watch, on_watch_event=on_watch_event, **kwargs)
         with Live(console=console, refresh_per_second=4, transient=False) as live:
-            return await run_tournament(cfg, out=out, resume=resume, shard=shard_t, concurrency=concurrency,
-                                        executor=executor.value, on_progress=lambda p: live.update(view(p)))
+            # The game's table nests under the progress line (one display); see `watching`.
+            with watching(console, watched, cfg.lang, outer=live) as on_watch_event:
+                return await run_tournament(cfg, watch=watch, on_watch_event=on_watch_event,
+                                            on_progress=lambda p: live.update(view(p)), **kwargs)
 
     try:
         result = asyncio.run(go())
@@ -76,6 +95,37 @@ def tournament_command(
         console.print(f"failed: {', '.join(result.failed[:10])}{' ...' if len(result.failed) > 10 else ''} "
                       "(see index.jsonl; --resume retries them)")
         raise typer.Exit(1)
+
+
+@contextmanager
+def watching(console: Any, game: Any, lang: str, outer: Any = None) -> Iterator[Callable[[Any], None] | None]:
+    """A live view of ``game`` (a ScheduledGame, or None for no view) on ``console``; yields its event callback.
+
+    A spectator's view: god view on (``g`` toggles it). Under the progress display (``outer``) the
+    view nests inside it (rich >= 14.1 draws nested live displays as one); an older rich refuses a
+    second display, and then the progress line gives way to the game.
+    """
+    if game is None:
+        yield None
+        return
+    from rich.errors import LiveError
+
+    from arena.live import LiveView
+
+    labels = dict(enumerate(game.labels, start=1))  # roster labels: who plays which seat
+
+    def make() -> Any:
+        return LiveView(lang=lang, god_view=True, players=len(game.specs), console=console, labels=labels)
+
+    try:
+        live_view = make()
+    except LiveError:
+        outer.stop()
+        live_view = make()
+    try:
+        yield live_view.on_event
+    finally:
+        live_view.close()
 
 
 @friendly

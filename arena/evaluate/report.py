@@ -31,6 +31,7 @@ from arena.evaluate.metrics import (
     finish_metrics,
     score_game,
 )
+from arena.evaluate.forks import ForkCollector, ForkReport, pair_forks, render_tables as fork_tables
 from arena.transcript import TranscriptError
 from arena.evaluate.ratings import (
     BTRatings,
@@ -72,6 +73,7 @@ class Report(BaseModel):
     pairwise: list[PairwiseCell]
     metrics: list[MetricResult]
     balance: BalanceReport | None
+    forks: ForkReport | None = Field(None, description="each fork beside its parent; None when no transcript is a fork")
     seconds: dict[str, float] = Field(default_factory=dict)
 
 
@@ -102,7 +104,8 @@ def _config_card(headers: Sequence[dict[str, Any]]) -> ConfigCard | None:
     )
 
 
-def _read_all(sources: list[str], acc: Accumulator, skipped: list[str], strict: bool) -> None:
+def _read_all(sources: list[str], acc: Accumulator, skipped: list[str], strict: bool,
+              forks: ForkCollector) -> None:
     for path in find_transcripts(sources):
         try:
             game = load_game(path, strict=strict, event_types=SCORED_EVENTS, full_decision_kinds=LEGAL_SET_KINDS)
@@ -113,6 +116,7 @@ def _read_all(sources: list[str], acc: Accumulator, skipped: list[str], strict: 
                 raise
             skipped.append(str(exc))
             continue
+        forks.observe(game)
         score_game(game, acc)
 
 
@@ -123,12 +127,13 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
     sources = [str(p) for p in paths]
     acc = Accumulator()
     skipped: list[str] = []
+    forks = ForkCollector()
     # The accumulators only grow and hold no cycles: the cyclic GC would rescan them over and over
     # for nothing (about a tenth of the scoring time at 10,000 games).
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        _read_all(sources, acc, skipped, strict)
+        _read_all(sources, acc, skipped, strict, forks)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -141,10 +146,11 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
     t3 = time.perf_counter()
     open_skill = openskill_ratings(acc.records) if with_openskill else []
     pairwise = pairwise_table(acc.records)
+    fork_report = pair_forks(forks, acc.records)
     t4 = time.perf_counter()
     return Report(
         sources=sources, skipped=skipped, config=_config_card(acc.headers), availability=Availability.from_counts(acc.avail), ratings=ratings,
-        openskill=open_skill, pairwise=pairwise, metrics=metrics, balance=balance,
+        openskill=open_skill, pairwise=pairwise, metrics=metrics, balance=balance, forks=fork_report,
         seconds={"read_and_metrics": round(t1 - t0, 3), "finish": round(t2 - t1, 3),
                  "bradley_terry": round(t3 - t2, 3), "openskill_pairwise": round(t4 - t3, 3),
                  "total": round(t4 - t0, 3)},
@@ -307,6 +313,8 @@ def render_md(report: Report) -> str:
                 out += ["no observations in these transcripts (n = 0)", ""]
             else:
                 out += [_md_table(*_metric_table(m)), ""]
+    if report.forks:
+        out += _forks_md(report.forks)
     if report.balance:
         b = report.balance
         out += ["## Schedule balance", "",
@@ -320,6 +328,35 @@ def render_md(report: Report) -> str:
         out.append("")
     out.append(f"Timing (s): {', '.join(f'{k} {v}' for k, v in report.seconds.items())}")
     return "\n".join(out) + "\n"
+
+
+FORK_INTRO = ("Each fork replays its parent up to the fork decision, then plays on. Change = the side's result "
+              "in the fork minus in the parent (1 win, 0.5 draw, 0 loss), averaged over pairs with the same swap. "
+              "Forks also count as ordinary games in the ratings above.")
+
+
+def _fork_counts(f: ForkReport) -> str:
+    text = f"{len(f.pairs)} forks paired with their parents"
+    if f.unchanged_agents:
+        text += (f"; {f.unchanged_agents} changed no agent (re-seeded only) and {f.unchanged_agents_outcome_changed} "
+                 "of those changed the winner (the noise floor)")
+    if f.unpaired:
+        text += f"; {len(f.unpaired)} could not be paired"
+    return text + "."
+
+
+def _forks_md(f: ForkReport, max_pairs: int = 50) -> list[str]:
+    tables = fork_tables(f, max_pairs)
+    out = ["## Forks", "", FORK_INTRO, "", _fork_counts(f), ""]
+    if f.effects:
+        out += ["### Effect of each swap", "", _md_table(*tables["effects"]), ""]
+    if f.pairs:
+        more = f" (the first {max_pairs} of {len(f.pairs)}; all in --format json)" if len(f.pairs) > max_pairs else ""
+        out += [f"### Pairs{more}", "", _md_table(*tables["pairs"]), ""]
+    if f.unpaired:
+        out += ["### Unpaired forks", ""] + [f"- {u.fork} (parent {u.parent}): {u.reason}" for u in f.unpaired[:20]]
+        out.append("")
+    return out
 
 
 def render_json(report: Report) -> str:
@@ -463,6 +500,14 @@ def render_html(report: Report) -> str:
                 parts.append("<p class='empty'>no observations (n = 0)</p>")
             else:
                 parts.append(_html_table(*_metric_table(m)))
+    if report.forks:
+        f = report.forks
+        tables = fork_tables(f)
+        parts.append(f"<h2>Forks</h2><p>{html.escape(FORK_INTRO)}</p><p>{html.escape(_fork_counts(f))}</p>")
+        if f.effects:
+            parts.append("<h3>Effect of each swap</h3>" + _html_table(*tables["effects"]))
+        if f.pairs:
+            parts.append("<h3>Pairs</h3>" + _html_table(*tables["pairs"]))
     if report.balance:
         b = report.balance
         parts.append(f"<h2>Schedule balance</h2><p>Largest role-share gap {100 * b.max_role_deviation:.1f} points; "

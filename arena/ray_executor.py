@@ -1,0 +1,89 @@
+"""``arena tournament --executor ray``: each game is a Ray task on the user's cluster.
+
+Imported only when that executor is chosen (Ray is the optional extra ``[ray]``), so nobody without
+Ray ever imports it. The division of labour keeps every guarantee of the local executors:
+
+* a task gets the scheduled game as JSON and returns the finished transcript as text (plus the
+  winner, tokens and cost); it never touches the output folder, which may not even exist on the
+  node that runs it;
+* the driver (this process) writes the index, stores each returned transcript through ``.part`` and
+  an atomic rename, and drives the progress display, so ``--resume`` and ``arena merge`` work exactly
+  as with the process executor: a game whose result never came back is simply replayed.
+
+Nodes need this package (same version: the transcript header records it) and the agents'
+dependencies installed, or a ``runtime_env`` set up by the user's cluster config.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from arena.tournament import ScheduledGame, TournamentError, play_to_text
+
+try:
+    import ray
+except ImportError:  # pragma: no cover - exercised only without the extra
+    raise TournamentError("--executor ray needs Ray: pip install 'werewolf-arena[ray]'") from None
+
+
+def _check_reachable(address: str) -> None:
+    """Fail in seconds on an address nobody answers at: Ray itself keeps retrying for minutes."""
+    import socket
+
+    target = address.removeprefix("ray://")
+    host, sep, port = target.rpartition(":")
+    if not sep or not port.isdigit() or address in ("auto", "local"):
+        return  # "auto" and friends: Ray's own lookup
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as exc:
+        raise TournamentError(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}") from None
+
+
+class RayRunner:
+    """Connects to (or starts) a Ray instance and plays games as tasks. ``close`` when done.
+
+    ``address``: a cluster address (``ray://host:10001``, ``host:6379``, ``auto``); default
+    ``RAY_ADDRESS``, else a Ray instance already running on this machine, else a new local one. A
+    Ray session this process had already initialised (a test, a notebook) is used as it is and left
+    running.
+    """
+
+    def __init__(self, address: str | None = None, task_cpus: float = 1.0):
+        self.owns_session = not ray.is_initialized()
+        if self.owns_session:
+            address = address or os.environ.get("RAY_ADDRESS") or None
+            if address is not None:
+                _check_reachable(address)
+            options: dict[str, Any] = {"log_to_driver": False}  # worker chatter would tear the progress display
+            if address is None:
+                options["include_dashboard"] = False  # a local instance for one run needs no web UI
+            try:
+                ray.init(address=address, **options)
+            except (ConnectionError, ValueError, RuntimeError) as exc:
+                raise TournamentError(f"cannot connect to Ray at {address or 'a local instance'}: {exc}") from None
+        self.task_cpus = task_cpus
+        # Retries cover a lost worker or node only (not a game's own exception); a game is deterministic
+        # and only the driver writes, so a retried game cannot be stored twice or differently.
+        self._remote = ray.remote(num_cpus=task_cpus, max_retries=3)(play_to_text)
+
+    def slots(self) -> int:
+        """How many games the cluster runs at once with ``task_cpus`` each (at least one)."""
+        cpus = float(ray.cluster_resources().get("CPU", 1.0))
+        return max(1, int(cpus // self.task_cpus) if self.task_cpus > 0 else int(cpus))
+
+    async def play(self, game: ScheduledGame, factory_path: str, lang: str) -> tuple[str, str, float | None, float | None]:
+        """(transcript text, winner, tokens, cost) of one game played on the cluster."""
+        ref = self._remote.options(name=f"arena-game:{game.game_id}").remote(game.model_dump_json(), factory_path, lang)
+        try:
+            return await ref
+        except asyncio.CancelledError:
+            # Ctrl-C or a failing driver: free the cluster; the game stays unfinished in the index.
+            ray.cancel(ref, force=True)
+            raise
+
+    def close(self) -> None:
+        if self.owns_session and ray.is_initialized():
+            ray.shutdown()
