@@ -355,7 +355,8 @@ class PromptBuilder:
             return "\n" + ro["unknown_role"] + "\n"
         brief = self.memory == "summary" and "brief" in ro
         table = ro.get("brief" if brief else "roles", {})
-        lines = [fmt(ro["header"], seat=self.seat, role=self.renderer.role(view.role)),
+        header = ro.get("header_brief", ro["header"]) if brief else ro["header"]
+        lines = [fmt(header, seat=self.seat, role=self.renderer.role(view.role)),
                  table.get(view.role, ro.get("default_role", ""))]
         if view.wolves and self.seat in view.wolves:
             lines.append(fmt(ro["team"], team=self.renderer.seats(view.wolves)))
