@@ -490,3 +490,26 @@ def test_every_core_switch_value_is_exercised():
     missing = [f"{k}={v}" for k, values in CORE_SWITCH_VALUES.items() for v in values
                if not re.search(rf"\b{k}={re.escape(v)}(?![\w.])", text)]
     assert not missing, f"no scenario or test exercises {missing}"
+
+
+def test_R136_elder_counts_as_a_villager_with_a_thief_under_004c():
+    """R136 (OQ55): in 004 §C (win_mode=villagers_or_key_roles) a thief in the game makes the elder an
+    ordinary villager for the wolves' win; on other boards, and without a thief, he stays a god."""
+    from arena.config import Preset, RuleSet, Switches, profile_switches
+    from arena.engine import Game, GameSetup
+    from arena.rules.victory import side_kill_classes
+
+    base = ["werewolf", "werewolf", "werewolf", "seer", "witch", "hunter", "elder"]  # the elder sits at 7
+
+    def classes(profile: str, with_thief: bool) -> dict[str, list[int]]:
+        seats = base + (["thief"] if with_thief else ["villager"]) + ["villager"] * 4
+        center = ["villager", "villager"] if with_thief else []
+        preset = Preset(id="r136-test", seed_doc="004", players=12, cards=seats + center, profile=profile,
+                        god_roles=["seer", "witch", "hunter", "elder"], villager_roles=["villager"])
+        rules = RuleSet(preset=preset, switches=Switches(**profile_switches(profile)))
+        game = Game(GameSetup(preset="r136-test", deal=seats, center=center or None), rules=rules)
+        return side_kill_classes(game.state)
+
+    assert 7 in classes("last_words_004c", True)["villager"]
+    assert 7 in classes("last_words_004c", False)["god"]
+    assert 7 in classes("face_to_face_000", True)["god"]

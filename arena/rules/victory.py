@@ -74,11 +74,18 @@ def side_kill_classes(state: GameState) -> dict[str, list[int]]:
         card = player.card
         if card == Role.CUPID and sw.cupid_side_class == "villager":
             classes["villager"].append(seat)
+        elif card == Role.ELDER and elder_is_villager(state):
+            classes["villager"].append(seat)
         elif card in preset.god_roles:
             classes["god"].append(seat)
         elif card in preset.villager_roles:
             classes["villager"].append(seat)
     return classes
+
+
+def elder_is_villager(state: GameState) -> bool:
+    """R136 (004 §C): with a thief in the game the elder counts as an ordinary villager, not a key role."""
+    return state.rules.switches.win_mode == "villagers_or_key_roles" and Role.THIEF in state.rules.preset.cards
 
 
 def _wolves_meet_goal(state: GameState, alive: list[int]) -> str | None:
@@ -87,6 +94,8 @@ def _wolves_meet_goal(state: GameState, alive: list[int]) -> str | None:
         if all(camp_of(state, s) == Camp.WOLVES for s in alive):
             return "town_kill"
         return None
+    # side_kill: all gods or all villagers dead (R172). villagers_or_key_roles (004 §C): all ordinary
+    # villagers or all key roles dead, the key roles being the god class (OQ55): the same count.
     classes = side_kill_classes(state)
     alive_set = set(alive)
     for name in ("god", "villager"):
@@ -94,8 +103,6 @@ def _wolves_meet_goal(state: GameState, alive: list[int]) -> str | None:
         # A class with no member at the start never triggers the win (OQ56).
         if members and not any(s in alive_set for s in members):
             return f"side_kill_{name}s"
-    if mode == "villagers_or_key_roles" and not classes["villager"] and not classes["god"]:
-        return None
     return None
 
 
