@@ -29,6 +29,11 @@ class SeatAgent(BaseModel):
     seat: int
     spec: str
     label: str | None = None
+    version: str | None = Field(default=None, description=(
+        "what the agent's behaviour rests on beyond the code: a short hash of its prompt or speech templates, "
+        "e.g. 'prompts:3f2a9c1b' (None: the agent has none, or predates the field)"))
+    settings: dict[str, Any] | None = Field(default=None, description=(
+        "the agent's non-secret options (model, temperature, max_tokens, memory, lang, ...); never a key"))
 
 
 class ForkOrigin(BaseModel):
@@ -182,6 +187,8 @@ class Transcript(BaseModel):
     decisions: list[DecisionLine]
     result: ResultLine | None = None
     torn_tail: bool = False
+    decision_positions: list[int] = Field(
+        default_factory=list, description="for each decision, the number of event lines written before it")
 
     @property
     def complete(self) -> bool:
@@ -211,7 +218,7 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, Line | None, str]]:
                 return
             raise TranscriptError(f"{path}:{number}: not JSON ({exc.msg})") from None
         if number == 1:
-            _check_version(path, data)
+            check_header(path, data)
         try:
             yield number, LINE_ADAPTER.validate_python(data), raw
         except ValidationError as exc:
@@ -220,7 +227,8 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, Line | None, str]]:
             raise TranscriptError(f"{path}:{number}: {where}: {err.get('msg')}") from None
 
 
-def _check_version(path: Path, data: Any) -> None:
+def check_header(path: str | Path, data: Any) -> None:
+    """Refuse a first line that is not our header, or a schema version newer than this reader."""
     if not isinstance(data, dict) or data.get("type") != "header":
         raise TranscriptError(f"{path}:1: the first line must be the header")
     if data.get("schema_name") != SCHEMA_NAME:
@@ -237,6 +245,7 @@ def read_transcript(path: str | Path) -> Transcript:
     header: HeaderLine | None = None
     events: list[EventLine] = []
     decisions: list[DecisionLine] = []
+    positions: list[int] = []
     result: ResultLine | None = None
     torn = False
     for _, line, _ in iter_lines(path):
@@ -248,8 +257,10 @@ def read_transcript(path: str | Path) -> Transcript:
             events.append(line)
         elif isinstance(line, DecisionLine):
             decisions.append(line)
+            positions.append(len(events))
         elif isinstance(line, ResultLine):
             result = line
     if header is None:
         raise TranscriptError(f"{path}: empty transcript (no header line)")
-    return Transcript(path=str(path), header=header, events=events, decisions=decisions, result=result, torn_tail=torn)
+    return Transcript(path=str(path), header=header, events=events, decisions=decisions, result=result, torn_tail=torn,
+                      decision_positions=positions)

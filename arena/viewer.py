@@ -24,7 +24,7 @@ import yaml
 from arena.events import Event
 from arena.narration import LANGS, PROMPTS_DIR, Narrator, templates
 from arena.observation import visible_events
-from arena.transcript import DecisionLine, EventLine, HeaderLine, ResultLine, iter_lines
+from arena.transcript import DecisionLine, EventLine, HeaderLine, ResultLine, read_transcript
 
 ASSETS_DIR = Path(__file__).resolve().parent / "viewer_assets"
 
@@ -177,27 +177,8 @@ def _read_ordered(path: str | Path) -> tuple[HeaderLine, list[EventLine], list[t
     A decision line is written right before the events its answer caused, so that count is the
     index of the first event the page shows it with.
     """
-    header: HeaderLine | None = None
-    events: list[EventLine] = []
-    decisions: list[tuple[DecisionLine, int]] = []
-    result: ResultLine | None = None
-    torn = False
-    for _, line, _ in iter_lines(path):
-        if line is None:
-            torn = True
-        elif isinstance(line, HeaderLine):
-            header = line
-        elif isinstance(line, EventLine):
-            events.append(line)
-        elif isinstance(line, DecisionLine):
-            decisions.append((line, len(events)))
-        elif isinstance(line, ResultLine):
-            result = line
-    if header is None:
-        from arena.transcript import TranscriptError
-
-        raise TranscriptError(f"{path}: empty transcript (no header line)")
-    return header, events, decisions, result, torn
+    t = read_transcript(path)
+    return t.header, t.events, list(zip(t.decisions, t.decision_positions)), t.result, t.torn_tail
 
 
 def _cut(value: Any) -> Any:

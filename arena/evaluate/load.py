@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from arena.transcript import SCHEMA_NAME, SCHEMA_VERSION, TranscriptError, read_transcript
+from arena.transcript import TranscriptError, check_header, read_transcript
 
 try:
     import orjson
@@ -43,16 +43,7 @@ class RawGame:
         return self.result is not None
 
 
-def _check_header(path: str, data: Any) -> None:
-    if not isinstance(data, dict) or data.get("type") != "header":
-        raise TranscriptError(f"{path}:1: the first line must be the header")
-    if data.get("schema_name") != SCHEMA_NAME:
-        raise TranscriptError(f"{path}: not a {SCHEMA_NAME} file (schema_name={data.get('schema_name')!r})")
-    version = data.get("schema_version")
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
-        raise TranscriptError(
-            f"{path}: transcript schema version {version} is newer than this arena reads (up to {SCHEMA_VERSION})"
-        )
+_check_header = check_header  # one header check for every reader (arena.transcript)
 
 
 # Fast path for bot-sized workloads: most lines of a bot game are events the scorer ignores and
