@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.actions import ChooseBool
-from arena.events import DeathsAnnounced, ExileResult, IdiotRevealed, PhaseStarted
+from arena.events import ExileResult, IdiotRevealed, PhaseStarted
 from arena.rules import deaths, night as night_rules, sheriff, speech, vote
 from arena.types import Cause, Kind, Role, Winner, phase_name
 

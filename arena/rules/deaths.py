@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from arena.actions import ChooseSeat, Speak
+from arena.actions import ChooseSeat
 from arena.events import BadgeMoved, DeathsAnnounced, HunterShot, PlayerDied, REFEREE, RoleRevealed, Speech
 from arena.rules.victory import check_winner, contenders
 from arena.types import Cause, Kind, Role, is_wolf_card, parse_phase, primary_cause

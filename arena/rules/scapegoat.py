@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeats
-from arena.events import DeathsAnnounced, ExileResult, RoleRevealed, ScapegoatBan
+from arena.events import ExileResult, RoleRevealed, ScapegoatBan
 from arena.types import Cause, Kind, Role, parse_phase
 
 if TYPE_CHECKING:

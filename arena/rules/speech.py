@@ -126,7 +126,6 @@ def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
     game.emit(SelfDestructed(phase=state.phase, seat=seat, during="election" if election else "day"))
     game.emit(RoleRevealed(phase=state.phase, seat=seat, role=state.card(seat), reason="self_destruct"))
     departed = deaths.process_batch(game, [(seat, Cause.SELF_DESTRUCT)], state.phase)
-    from arena.events import DeathsAnnounced
 
     deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
     deaths.finish_if_won(game)
