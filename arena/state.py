@@ -38,6 +38,7 @@ class Death:
 class GameState:
     rules: RuleSet
     players: dict[int, Player]
+    version: int = 0  # how many events have been applied
     center: list[Role] = field(default_factory=list)
     phase: str = "N1"
     sheriff: int | None = None
@@ -110,6 +111,7 @@ class GameState:
 
 def apply_event(state: GameState, e: Event) -> None:
     """The reducer: the only code that changes a GameState after setup."""
+    state.version += 1  # derived data memoised on the state (camps) is keyed by this
     t = e.type
     if t == "phase_started":
         state.phase = e.phase

@@ -9,11 +9,11 @@ from arena.types import Camp, Role, Winner, is_wolf_card
 def camps(state: GameState) -> dict[int, Camp]:
     """Every seat's camp, recomputed only when a card or a link has changed since the last call.
 
-    Camps are checked after every batch of deaths but change only through the thief, the maid and
-    Cupid, so the result is memoised on the cards and links it depends on (derived data, not state).
+    Camps are checked after every batch of deaths and before every speech but change only through
+    events (the thief, the maid, Cupid), so the result is memoised per applied event (derived data,
+    not state).
     """
-    key = (tuple(p.card for p in state.players.values()), state.lovers, getattr(state, "cupid", None),
-           getattr(state, "witness", None))
+    key = state.version  # cards and links change only through events
     cached = state.__dict__.get("_camps_memo")
     if cached is not None and cached[0] == key:
         return cached[1]
