@@ -43,6 +43,7 @@ streams derived from the game seed and public facts for choices a team must make
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 from dataclasses import dataclass, field
@@ -101,6 +102,20 @@ def speech_book(lang: str) -> dict[str, Any]:
     if not path.exists():
         path = PROMPTS_DIR / "en" / SPEECH_FILE
     return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def speech_version() -> str:
+    """``speech:<8 hex>``: a hash of every language's speech file (a bot speaks from its own
+    language's templates and reads speeches with every language's patterns)."""
+    h = hashlib.sha256()
+    for lang in SPEECH_LANGS:
+        path = PROMPTS_DIR / lang / SPEECH_FILE
+        if path.exists():
+            h.update(f"{lang}/{SPEECH_FILE}\0".encode())
+            h.update(path.read_bytes().replace(b"\r\n", b"\n"))
+            h.update(b"\0")
+    return "speech:" + h.hexdigest()[:8]
 
 
 @lru_cache(maxsize=1)
@@ -411,6 +426,15 @@ class HeuristicBot(SyncAgent):
         self._cache: dict[str, Any] = {}
         # A wolf designated to counter-claim seer keeps its invented results here (in claim order).
         self.fake_checks: dict[int, str] = {}
+
+    @property
+    def prompt_version(self) -> str:
+        """For the transcript header: the speech templates this bot talks and listens with."""
+        return speech_version()
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return {"lang": self.lang}
 
     # ---- the one entry point ----------------------------------------------------------------
     def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:

@@ -20,14 +20,17 @@ without a model call except right before its own speech, which keeps calls per g
 
 from __future__ import annotations
 
+import hashlib
+from functools import lru_cache
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.llm_answer import AnswerFormatError, answer_schema, clean_beliefs, read_answer
-from agents.llm_prompts import PromptBuilder
+from agents.llm_prompts import LANGS, PROMPTS_DIR, PromptBuilder
 from agents.providers.base import ChatMessage, GenerateOptions, Usage
-from agents.providers.secrets import redact
+from agents.providers.secrets import FORBIDDEN_OPTIONS, redact
 from agents.providers.wrapper import ManagedProvider
 from arena.actions import Answer, DecisionRequest, IllegalAnswer
 from arena.observation import Observation
@@ -56,8 +59,57 @@ class LLMAgentOptions(BaseModel):
     raw_reply_max_chars: int = 4000
 
 
+@lru_cache(maxsize=8)
+def prompt_version(lang: str | None = None) -> str:
+    """``prompts:<8 hex>``: a hash of the template files an LLM seat renders from
+    (``prompts/<lang>/llm_*.yaml``; every language's when ``lang`` is None). Line endings are
+    normalised, so a Windows checkout hashes the same."""
+    langs = [lang] if lang in LANGS else list(LANGS)
+    h = hashlib.sha256()
+    for code in langs:
+        for path in sorted((PROMPTS_DIR / code).glob("llm_*.yaml")):
+            h.update(f"{code}/{path.name}\0".encode())
+            h.update(path.read_bytes().replace(b"\r\n", b"\n"))
+            h.update(b"\0")
+    return "prompts:" + h.hexdigest()[:8]
+
+
+def _endpoint(url: Any) -> str | None:
+    """``scheme://host[:port]`` of a base URL: no user, password, path or query (where keys hide)."""
+    if not url:
+        return None
+    try:
+        parts = urlsplit(str(url))
+        host = parts.hostname
+        port = parts.port
+    except ValueError:
+        return None
+    if not host:
+        return None
+    return redact(f"{parts.scheme}://{host}{f':{port}' if port else ''}")
+
+
+def _clean(settings: dict[str, Any]) -> dict[str, Any]:
+    """Settings without anything key-shaped: a forbidden name is dropped, every string redacted."""
+    out: dict[str, Any] = {}
+    for key, value in settings.items():
+        if key.lower() in FORBIDDEN_OPTIONS or key.lower() in ("base_url", "model_kwargs", "headers"):
+            continue
+        if isinstance(value, dict):
+            value = _clean(value)
+        elif isinstance(value, str):
+            value = redact(value)
+        out[key] = value
+    return out
+
+
 class LLMAgent:
-    """An :class:`agents.base.Agent` backed by a language model."""
+    """An :class:`agents.base.Agent` backed by a language model.
+
+    ``prompt_version(lang)`` and ``settings`` go into the transcript header (the referee reads
+    them with ``getattr``): which templates the seat rendered from and its non-secret options, in
+    the vocabulary of a config file's options (never a key, a base URL only as scheme and host).
+    """
 
     deterministic = False
 
@@ -72,6 +124,28 @@ class LLMAgent:
         self._builders: dict[str, PromptBuilder] = {}
         self.calls = 0
         self.usage = Usage()
+
+    def prompt_version(self, lang: str | None = None) -> str:
+        """The hash of the templates this seat uses in a game whose language is ``lang``."""
+        return prompt_version(self.options.lang or lang)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        inner = self.provider.provider
+        settings: dict[str, Any] = {"provider": self.provider.name, "model": self.provider.model}
+        endpoint = _endpoint(getattr(inner, "base_url", None))
+        if endpoint:
+            settings["endpoint"] = endpoint
+        settings.update(self.generate.model_dump(mode="json"))
+        settings.update(self.options.model_dump(mode="json"))
+        settings.update(self.provider.policy.model_dump(mode="json"))
+        config = getattr(inner, "config", None)
+        if self.provider.name == "mock" and isinstance(config, BaseModel):
+            # The stand-in's fault injection and latency; its seed is per seat, like a jitter seed.
+            mock = config.model_dump(mode="json", exclude_defaults=True, exclude={"seed"})
+            if mock:
+                settings["mock"] = mock
+        return _clean(settings)
 
     def builder(self, lang: str) -> PromptBuilder:
         if lang not in self._builders:

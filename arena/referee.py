@@ -92,6 +92,23 @@ class LazyObservation(Observation):
         return self.seat_log.count_until(self._shown_upto)
 
 
+def _agent_version(agent: Any, lang: str) -> str | None:
+    """An agent's ``prompt_version``: a string, or a callable given the game's language (an agent
+    whose templates follow the table's language only knows which it uses once it sees the game)."""
+    version = getattr(agent, "prompt_version", None)
+    if callable(version):
+        version = version(lang)
+    return version if isinstance(version, str) and version else None
+
+
+def _agent_settings(agent: Any) -> dict[str, Any] | None:
+    """An agent's ``settings`` (its non-secret options), if it offers them as a mapping."""
+    settings = getattr(agent, "settings", None)
+    if callable(settings):
+        settings = settings()
+    return dict(settings) if isinstance(settings, dict) and settings else None
+
+
 class Table:
     """Per-game wiring between a :class:`Game`, its agents and a transcript writer."""
 
@@ -135,7 +152,9 @@ class Table:
             game_index=setup.game_index,
             deal=list(setup.deal) if setup.deal is not None else None,
             center=list(setup.center) if setup.center is not None else None,
-            agents=[SeatAgent(seat=i + 1, spec=spec, label=(labels[i] if labels else None))
+            agents=[SeatAgent(seat=i + 1, spec=spec, label=(labels[i] if labels else None),
+                              version=_agent_version(self.agents[i], self.lang) if i < len(self.agents) else None,
+                              settings=_agent_settings(self.agents[i]) if i < len(self.agents) else None)
                     for i, spec in enumerate(specs)],
             lang=self.lang, package_version=__version__, fork=fork)
 

@@ -11,6 +11,7 @@ never happened reports ``status="empty"``.
 
 from __future__ import annotations
 
+import json
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -305,6 +306,8 @@ class Accumulator:
     deck_seats: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     first_speaker: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     headers: list[dict[str, Any]] = field(default_factory=list)
+    #: one shared tuple per distinct (roster name, spec, version, settings) seen in a header
+    roster_keys: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
 
     def rate(self, metric: str, agent: str, hit: float, chance: float | None = None, group: str = ALL,
              by_day: str | None = None) -> None:
@@ -314,6 +317,18 @@ class Accumulator:
 
     def mean(self, metric: str, agent: str, x: float, chance: float | None = None, group: str = ALL) -> None:
         self.means[(metric, agent, group)].add(x, chance)
+
+
+def _roster_keys(acc: Accumulator, agents: list[dict[str, Any]]) -> tuple[tuple[Any, ...], ...]:
+    """A header's seats as ``(name, spec, version, settings as canonical JSON)``, one shared
+    tuple per distinct seat setup (ten thousand games hold a handful)."""
+    keys = []
+    for a in agents:
+        settings = a.get("settings")
+        key = (a.get("label") or a["spec"], a["spec"], a.get("version"),
+               json.dumps(settings, sort_keys=True, ensure_ascii=False) if settings else None)
+        keys.append(acc.roster_keys.setdefault(key, key))
+    return tuple(keys)
 
 
 def _day(phase: str) -> int:
@@ -385,7 +400,7 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
     acc.headers.append({
         "preset": board, "rules": header.get("rules") or {}, "seed": header.get("seed"),
         "switches_key": hash(tuple(sorted((k, repr(v)) for k, v in (header.get("switches") or {}).items()))),
-        "agents": header["agents"], "lang": header.get("lang", "en"),
+        "agents": _roster_keys(acc, header["agents"]), "lang": header.get("lang", "en"),
         "package_version": header.get("package_version", "?"), "fork": header.get("fork"),
     })
     record = GameRecord(

@@ -10,6 +10,7 @@ import base64
 import gc
 import html
 import io
+import json
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -44,6 +45,25 @@ from arena.evaluate.ratings import (
 )
 
 
+class RosterEntry(BaseModel):
+    """One roster name as the headers describe it: what stood behind it, in every game it played."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="the roster label (the spec when unlabelled)")
+    specs: list[str]
+    prompt_versions: dict[str, int] = Field(description=(
+        "template hash -> seat-games played with it; 'not recorded' for agents without one or older transcripts"))
+    settings: list[dict[str, Any]] = Field(description="distinct non-secret settings (empty: none recorded)")
+    seat_games: int
+
+
+NOT_RECORDED = "not recorded"
+# What a reader looks for first in an agent's settings; the rest follow alphabetically.
+SETTINGS_FIRST = ("provider", "model", "endpoint", "temperature", "max_tokens", "reasoning_effort", "thinking_budget",
+                  "memory", "lang")
+
+
 class ConfigCard(BaseModel):
     """What was played: enough to reproduce or at least to read the numbers right."""
 
@@ -57,7 +77,9 @@ class ConfigCard(BaseModel):
     langs: dict[str, int]
     package_versions: dict[str, int]
     forks: int
-    prompt_versions: str = "not recorded in transcript headers"
+    roster: list[RosterEntry] = Field(default_factory=list, description="per roster name: specs, prompt versions, settings")
+    prompt_versions: dict[str, int] = Field(default_factory=dict, description=(
+        "template hash -> seat-games, over the whole roster ('not recorded' where a header has none)"))
 
 
 class Report(BaseModel):
@@ -88,9 +110,23 @@ def _config_card(headers: Sequence[dict[str, Any]]) -> ConfigCard | None:
             overrides.append(r)
     switch_sets = len({h["switches_key"] for h in headers})
     agents: dict[str, set[str]] = defaultdict(set)
+    versions: dict[str, Counter[str]] = defaultdict(Counter)
+    settings: dict[str, list[str]] = defaultdict(list)
+    seat_games: Counter[str] = Counter()
     for h in headers:
-        for a in h["agents"]:
-            agents[a.get("label") or a["spec"]].add(a["spec"])
+        # (name, spec, version, settings JSON) per seat, from arena.evaluate.metrics._roster_keys
+        for name, spec, version, settings_json in h["agents"]:
+            agents[name].add(spec)
+            versions[name][version or NOT_RECORDED] += 1
+            seat_games[name] += 1
+            if settings_json is not None and settings_json not in settings[name]:
+                settings[name].append(settings_json)
+    roster = [RosterEntry(name=name, specs=sorted(agents[name]), prompt_versions=dict(sorted(versions[name].items())),
+                          settings=[json.loads(x) for x in sorted(settings[name])], seat_games=seat_games[name])
+              for name in sorted(agents)]
+    all_versions: Counter[str] = Counter()
+    for c in versions.values():
+        all_versions.update(c)
     seeds = [h.get("seed") for h in headers if isinstance(h.get("seed"), int)]
     return ConfigCard(
         boards=dict(sorted(boards.items())),
@@ -101,7 +137,28 @@ def _config_card(headers: Sequence[dict[str, Any]]) -> ConfigCard | None:
         langs=dict(Counter(h.get("lang", "en") for h in headers)),
         package_versions=dict(Counter(h.get("package_version", "?") for h in headers)),
         forks=sum(1 for h in headers if h.get("fork")),
+        roster=roster,
+        prompt_versions=dict(sorted(all_versions.items())),
     )
+
+
+def _versions_text(versions: dict[str, int]) -> str:
+    return ", ".join(f"{v} ({n})" for v, n in versions.items()) or NOT_RECORDED
+
+
+def _settings_text(settings: list[dict[str, Any]]) -> str:
+    """``k=v`` pairs (unset options left out); several distinct setups under one name are split by ' / '."""
+    if not settings:
+        return NOT_RECORDED
+    first = {k: i for i, k in enumerate(SETTINGS_FIRST)}
+    return " / ".join(", ".join(f"{k}={one[k]}" for k in sorted(one, key=lambda k: (first.get(k, len(first)), k))
+                                if one[k] is not None) for one in settings)
+
+
+def _roster_rows(card: ConfigCard) -> tuple[list[str], list[list[str]]]:
+    return (["agent", "spec", "prompt version", "settings", "seat-games"],
+            [[r.name, ", ".join(r.specs), _versions_text(r.prompt_versions), _settings_text(r.settings),
+              str(r.seat_games)] for r in card.roster])
 
 
 def _read_all(sources: list[str], acc: Accumulator, skipped: list[str], strict: bool,
@@ -272,10 +329,14 @@ def render_md(report: Report) -> str:
             ["languages", ", ".join(f"{k} ({v})" for k, v in c.langs.items())],
             ["code version", ", ".join(f"werewolf-arena {k} ({v})" for k, v in c.package_versions.items())],
             ["forks", str(c.forks)],
-            ["prompt versions", c.prompt_versions],
+            ["prompt versions", _versions_text(c.prompt_versions)],
             ["rating", f"role-aware team Bradley-Terry, {report.ratings.n_resamples} game-bootstrap resamples, "
                        f"seed {report.ratings.seed}"],
         ]))
+        if c.roster:
+            out += ["", "### Roster", "", "What stood behind each roster name: its specs, the hash of the "
+                    "templates it played from (seat-games per version) and its non-secret settings.", ""]
+            out.append(_md_table(*_roster_rows(c)))
         out.append("")
     out += ["## Leaderboard", "", "Ranks tie where 95% intervals overlap. BT skill is in logits per seat "
             "(only differences are meaningful).", ""]
@@ -481,8 +542,10 @@ def render_html(report: Report) -> str:
             ["agents", "; ".join(f"{k}: {', '.join(v)}" for k, v in c.agents.items())],
             ["seeds", f"{c.seeds['count']} distinct, {c.seeds['min']}..{c.seeds['max']}"],
             ["code version", ", ".join(c.package_versions)],
-            ["prompt versions", c.prompt_versions],
+            ["prompt versions", _versions_text(c.prompt_versions)],
         ]))
+        if c.roster:
+            parts.append("<h3>Roster</h3>" + _html_table(*_roster_rows(c)))
     parts.append("<h2>Leaderboard</h2>" + img("leaderboard") + _html_table(*_leaderboard(report)))
     parts.append(f"<p>{html.escape(_power_sentence(report))}</p>")
     if report.ratings.roles:
