@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import make_dataclass, dataclass, field
 from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -217,24 +217,9 @@ class Availability(BaseModel):
         }.get(need, True)
 
 
-@dataclass
-class Counts:
-    """Availability's counters while scoring (a pydantic model's __setattr__ is too slow per line)."""
-
-    games: int = 0
-    incomplete: int = 0
-    abandoned: int = 0
-    decisions: int = 0
-    belief_reports: int = 0
-    belief_reports_at_speech: int = 0
-    speeches_with_text: int = 0
-    speeches_with_claims: int = 0
-    decisions_with_reasoning: int = 0
-    decisions_with_usage: int = 0
-    decisions_with_cost: int = 0
-    decisions_with_latency: int = 0
-    sheriff_days: int = 0
-    self_play_games: int = 0
+# Availability's counters while scoring, as a plain dataclass with the same fields: a pydantic
+# model's __setattr__ is too slow to bump once per transcript line.
+Counts = make_dataclass("Counts", [(name, int, 0) for name in Availability.model_fields])
 
 
 class BalanceReport(BaseModel):
