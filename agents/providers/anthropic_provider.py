@@ -18,6 +18,7 @@ from agents.providers.base import (
     GenerateOptions,
     ProviderConfigError,
     ProviderError,
+    PerLoopClient,
     ProviderReply,
     Usage,
     parse_retry_after,
@@ -43,22 +44,11 @@ class AnthropicProvider:
             raise ProviderConfigError(f"no Anthropic key: set ANTHROPIC_API_KEY (or put one in {secrets.keys_file()})")
         self.base_url = base_url or secrets.base_url("anthropic")
         self._client_args = dict(api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout + 5.0)
-        self._client: Any = None
-        self._client_loop: Any = None
+        self._clients = PerLoopClient(lambda: self._anthropic.AsyncAnthropic(**self._client_args))
 
     @property
     def client(self) -> Any:
-        """One SDK client per event loop: its connection pool belongs to the loop that opened it."""
-        import asyncio
-
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        if self._client is None or (loop is not None and loop is not self._client_loop):
-            self._client = self._anthropic.AsyncAnthropic(**self._client_args)
-            self._client_loop = loop
-        return self._client
+        return self._clients.get()
 
     def _accepts(self, name: str) -> bool:
         import inspect

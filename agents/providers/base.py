@@ -180,3 +180,25 @@ def short_error_body(body: Any, limit: int = 300) -> str:
         message = err.get("message", err) if isinstance(err, dict) else err
     text = str(message) if message is not None else ""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class PerLoopClient:
+    """One SDK client per event loop: an async client's connection pool belongs to the loop that
+    opened it, so a client made under one ``asyncio.run`` must not be reused under the next."""
+
+    def __init__(self, factory: Any):
+        self._factory = factory
+        self._client: Any = None
+        self._loop: Any = None
+
+    def get(self) -> Any:
+        import asyncio
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if self._client is None or (loop is not None and loop is not self._loop):
+            self._client = self._factory()
+            self._loop = loop
+        return self._client

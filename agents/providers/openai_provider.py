@@ -19,6 +19,7 @@ from agents.providers.base import (
     GenerateOptions,
     ProviderConfigError,
     ProviderError,
+    PerLoopClient,
     ProviderReply,
     Usage,
     parse_retry_after,
@@ -55,22 +56,11 @@ class OpenAIProvider:
         # just above the wrapper's own per-attempt timeout.
         self._client_args = dict(api_key=key, base_url=url, organization=organization, max_retries=0,
                                  timeout=timeout + 5.0)
-        self._client: Any = None
-        self._client_loop: Any = None
+        self._clients = PerLoopClient(lambda: self._openai.AsyncOpenAI(**self._client_args))
 
     @property
     def client(self) -> Any:
-        """One SDK client per event loop: its connection pool belongs to the loop that opened it."""
-        import asyncio
-
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        if self._client is None or (loop is not None and loop is not self._client_loop):
-            self._client = self._openai.AsyncOpenAI(**self._client_args)
-            self._client_loop = loop
-        return self._client
+        return self._clients.get()
 
     # ---- request ----------------------------------------------------------------------------
     def request_params(self, messages: list[ChatMessage], schema: AnswerSchema | None,
