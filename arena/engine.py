@@ -13,6 +13,7 @@ an agent or reads the clock. All randomness comes from named streams derived fro
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Iterable
 
@@ -61,10 +62,26 @@ class GameSetup:
     game_index: int = 0  # position in a series, for switches that alternate per game (R51)
 
     def resolve(self) -> RuleSet:
-        return resolve_rules(self.preset, self.rules)
+        try:
+            key = (self.preset, tuple(sorted(self.rules.items())))
+            hash(key)
+        except TypeError:  # an unhashable override value: resolve (and let validation name it)
+            return resolve_rules(self.preset, self.rules)
+        return _resolved_rules(key)
 
 
-@dataclass
+@lru_cache(maxsize=256)
+def _resolved_rules(key: tuple[str, tuple[tuple[str, Any], ...]]) -> RuleSet:
+    """Rule sets are frozen, so a tournament's thousands of games of one board share one (and skip
+    re-validating its switches)."""
+    return resolve_rules(key[0], dict(key[1]))
+
+
+def _seat_then_id(request: DecisionRequest) -> tuple[int, int]:
+    return request.seat, request.id
+
+
+@dataclass(slots=True)
 class DecisionRecord:
     """A decision as the referee saw it: asked, answered, applied."""
 
@@ -115,15 +132,18 @@ class Game:
         if self.over:
             raise RuntimeError("the game is over")
         values: dict[int, Any] = {}
-        for request in sorted(self._pending, key=lambda r: (r.seat, r.id)):
+        pending = self._pending
+        if len(pending) > 1:
+            pending = sorted(pending, key=_seat_then_id)
+        for request in pending:
             answer = answers.get(request.id, request.default)
             try:
-                value = request.check(answer)
+                value = request.legal.check(answer)
                 refused, error = False, None
             except IllegalAnswer as exc:
                 value, refused, error = request.default, True, str(exc)
             self.decisions.append(DecisionRecord(request, answer, value, refused, error))
-            thought = (thoughts or {}).get(request.id)
+            thought = thoughts.get(request.id) if thoughts else None
             if thought and any(thought.get(k) for k in ("reasoning", "notes", "beliefs")):
                 self.emit(Thought(phase=self.state.phase, visibility=only(request.seat), seat=request.seat,
                                   decision_id=request.id, reasoning=thought.get("reasoning"),
@@ -149,8 +169,9 @@ class Game:
 
     def request(self, seat: int, kind: str, legal: Any, default: Any = None, *, phase: str | None = None,
                 context: dict[str, Any] | None = None) -> DecisionRequest:
-        req = DecisionRequest(id=self._next_request_id, seat=seat, kind=kind, phase=phase or self.state.phase,
-                              asked_in=self.state.phase, legal=legal, default=default, context=context or {})
+        asked_in = self.state.phase
+        req = DecisionRequest(self._next_request_id, seat, kind, phase or asked_in, asked_in, legal, default,
+                              context or {})
         self._next_request_id += 1
         return req
 
@@ -163,7 +184,7 @@ class Game:
 
     def ask_all(self, requests: Iterable[DecisionRequest]) -> Flow:
         """Ask several seats at once (simultaneous decisions, R82); returns {seat: value}."""
-        reqs = sorted(requests, key=lambda r: r.seat)
+        reqs = sorted(requests, key=_seat_then_id)
         if not reqs:
             return {}
         answers = yield reqs

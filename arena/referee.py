@@ -14,6 +14,7 @@ import bisect
 import json
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Awaitable, Callable, Sequence
 
 from arena import __version__
@@ -72,13 +73,17 @@ class SeatLog:
 class LazyObservation(Observation):
     """An :class:`Observation` whose events are filtered only if the agent reads them."""
 
-    def __init__(self, seat_log: SeatLog, upto: int, shown_upto: int, **fields: Any):
+    def __init__(self, seat_log: SeatLog, upto: int, shown_upto: int, players: int, preset: str,
+                 switches: dict[str, Any], lang: str):
         self.seat_log = seat_log
         self._upto = upto
         self._shown_upto = shown_upto
         self._events: list[Event] | None = None
-        for name, value in fields.items():
-            setattr(self, name, value)
+        self.seat = seat_log.seat
+        self.players = players
+        self.preset = preset
+        self.switches = switches
+        self.lang = lang
 
     @property  # type: ignore[override]
     def events(self) -> list[Event]:
@@ -109,6 +114,12 @@ def _agent_settings(agent: Any) -> dict[str, Any] | None:
     return dict(settings) if isinstance(settings, dict) and settings else None
 
 
+@lru_cache(maxsize=64)
+def _switches_json(switches: Any) -> dict[str, Any]:
+    """Switches are frozen, so their JSON form is computed once per rule set (read-only by contract)."""
+    return switches.model_dump(mode="json")
+
+
 class Table:
     """Per-game wiring between a :class:`Game`, its agents and a transcript writer."""
 
@@ -124,7 +135,9 @@ class Table:
         self.on_event = on_event
         self.seat_logs = {s: SeatLog(s, game.log) for s in range(1, n + 1)}
         self._written = 0
-        self._switches = game.rules.switches.model_dump(mode="json")
+        self._switches = _switches_json(game.rules.switches)
+        self._players = n
+        self._preset_id = game.rules.preset.id
         self._records_written = 0
         self.meta: dict[int, Answer] = {}
         self.latency: dict[int, float] = {}
@@ -138,8 +151,8 @@ class Table:
     def observation(self, seat: int) -> Observation:
         log = self.seat_logs[seat]
         upto = len(self.game.log)
-        obs = LazyObservation(log, upto, log.last_shown_upto, seat=seat, players=self.game.state.n,
-                              preset=self.game.rules.preset.id, switches=self._switches, lang=self.lang)
+        obs = LazyObservation(log, upto, log.last_shown_upto, self._players, self._preset_id, self._switches,
+                              self.lang)
         log.last_shown_upto = upto
         return obs
 

@@ -39,6 +39,7 @@ class GameState:
     rules: RuleSet
     players: dict[int, Player]
     version: int = 0  # how many events have been applied
+    cards_version: int = 0  # how many events changed a card or a link: camps are memoised on it
     center: list[Role] = field(default_factory=list)
     phase: str = "N1"
     sheriff: int | None = None
@@ -109,10 +110,25 @@ class GameState:
         return None
 
 
+#: Events that only record what was said or asked: most of the log, so they leave the reducer first.
+_NO_STATE_CHANGE = frozenset({
+    "speech", "night_step", "ballot_cast", "wolf_knife_vote", "deaths_announced", "wolf_knife", "seer_result",
+    "hunter_status", "speech_order", "witch_told", "vote_result", "exile_result", "sheriff_withdrew",
+    "sheriff_candidates", "pk_platform", "hunter_shot", "self_destructed", "thought", "answer_refused",
+    "game_started", "wolf_team",
+})
+#: Events whose branch below changes a card or the lovers/witness links (what a camp is made of).
+_CARD_OR_LINK = frozenset({"role_assigned", "lovers_linked", "witness_named"})
+
+
 def apply_event(state: GameState, e: Event) -> None:
     """The reducer: the only code that changes a GameState after setup."""
-    state.version += 1  # derived data memoised on the state (camps) is keyed by this
+    state.version += 1
     t = e.type
+    if t in _NO_STATE_CHANGE:
+        return
+    if t in _CARD_OR_LINK:
+        state.cards_version += 1
     if t == "phase_started":
         state.phase = e.phase
     elif t == "role_assigned":

@@ -48,7 +48,6 @@ class Chain:
 def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> list[Departed]:
     """Kill a batch (R39-R42): lover chain, referee records, win check. Raises GameOver on a result."""
     state = game.state
-    before = contenders(state)
     causes: dict[int, list[Cause]] = {}
     from arena.rules import elder, war_wolf
 
@@ -69,13 +68,17 @@ def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> li
             if not war_wolf.survives(game, partner, [Cause.LOVER]):
                 causes[partner] = [Cause.LOVER]
     game.batch_counter += 1
+    if not causes:
+        return []
+    # Taken before anyone in the batch dies (R99); nothing above changes a card or who is alive.
+    before = contenders(state)
     departed = []
     for seat in sorted(causes):
         cs = tuple(causes[seat])
         game.emit(PlayerDied(phase=phase, visibility=REFEREE, seat=seat, cause=primary_cause(cs), causes=list(cs),
                              batch=game.batch_counter))
         departed.append(Departed(seat=seat, phase=phase, causes=cs))
-    result = check_winner(state, before) if departed else None
+    result = check_winner(state, before)
     if result is not None:
         game.pending_result = result
     return departed

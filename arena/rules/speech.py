@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 # R64 ``speech_seconds``: (normal, auxiliary police, sheriff / last speaker)
 _SECONDS = {"none": None, "tiered_120_150_180": (120, 150, 180), "flat_120": (120, 120, 120),
             "flat_90_last_120": (90, 90, 120)}
-CHARS_PER_SECOND = 4  # a spoken pace, to turn a time limit into a length a model can respect
+CHARS_PER_SECOND = 4
+YES_OR_NO = ChooseBool()  # legal sets are immutable: one instance serves every offer  # a spoken pace, to turn a time limit into a length a model can respect
 
 
 def speech_seconds(game: "Game", seat: int, *, last: bool = False) -> int | None:
@@ -103,13 +104,11 @@ def speeches(game: "Game", order: list[int], kind: str, *, election: bool = Fals
 
 def offer_self_destruct(game: "Game", before_speaker: int, *, election: bool = False) -> "Flow":
     """Offer every eligible wolf the chance to self-destruct now; the lowest accepting seat acts (OQ22)."""
-    if not game.sw.self_destruct:
-        return
-    eligible = [s for s in game.state.wolf_card_seats() if wolves.can_self_destruct(game, s)]
+    eligible = wolves.self_destruct_seats(game)
     if not eligible:
         return
     kind = Kind.SELF_DESTRUCT_ELECTION if election else Kind.SELF_DESTRUCT
-    requests = [game.request(s, kind, ChooseBool(), False, context={"before_speaker": before_speaker})
+    requests = [game.request(s, kind, YES_OR_NO, False, context={"before_speaker": before_speaker})
                 for s in eligible]
     answers = yield from game.ask_all(requests)
     takers = sorted(s for s, yes in answers.items() if yes)

@@ -13,7 +13,7 @@ def camps(state: GameState) -> dict[int, Camp]:
     events (the thief, the maid, Cupid), so the result is memoised per applied event (derived data,
     not state).
     """
-    key = state.version  # cards and links change only through events
+    key = state.cards_version  # cards and links change only through the reducer, which counts them
     cached = state.__dict__.get("_camps_memo")
     if cached is not None and cached[0] == key:
         return cached[1]
@@ -52,21 +52,38 @@ def _camp_of(state: GameState, seat: int) -> Camp:
 def contenders(state: GameState) -> set[Camp]:
     """Camps with a qualifying living member (R99): taken just before a batch."""
     out: set[Camp] = set()
-    for seat in state.alive_seats():
-        camp = camp_of(state, seat)
-        if camp == Camp.WOLVES and not is_wolf_card(state.card(seat)):
+    camp_by_seat = camps(state)
+    for seat, player in state.players.items():
+        if not player.alive:
+            continue
+        camp = camp_by_seat[seat]
+        if camp == Camp.WOLVES and not is_wolf_card(player.card):
             continue  # a Cupid placed with the wolves does not keep them in contention
         out.add(camp)
     return out
 
 
 def side_kill_classes(state: GameState) -> dict[str, list[int]]:
-    """Seats counted as god / villager for the side-kill win (R173, §4.4); wolves never count."""
+    """Seats counted as god / villager for the side-kill win (R173, §4.4); wolves never count.
+
+    Made of cards, links and switches only, so memoised like :func:`camps` (read-only for callers).
+    """
+    key = state.cards_version
+    cached = state.__dict__.get("_side_kill_memo")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    result = _side_kill_classes(state)
+    state.__dict__["_side_kill_memo"] = (key, result)
+    return result
+
+
+def _side_kill_classes(state: GameState) -> dict[str, list[int]]:
     sw = state.rules.switches
     preset = state.rules.preset
     classes: dict[str, list[int]] = {"god": [], "villager": []}
+    camp_by_seat = camps(state)
     for seat, player in state.players.items():
-        camp = camp_of(state, seat)
+        camp = camp_by_seat[seat]
         if camp == Camp.WOLVES:
             continue
         if camp == Camp.LOVERS and not sw.third_party_counts_for_side_kill:
@@ -91,7 +108,8 @@ def elder_is_villager(state: GameState) -> bool:
 def _wolves_meet_goal(state: GameState, alive: list[int]) -> str | None:
     mode = state.rules.switches.win_mode
     if mode == "town_kill":
-        if all(camp_of(state, s) == Camp.WOLVES for s in alive):
+        camp_by_seat = camps(state)
+        if all(camp_by_seat[s] == Camp.WOLVES for s in alive):
             return "town_kill"
         return None
     # side_kill: all gods or all villagers dead (R172). villagers_or_key_roles (004 §C): all ordinary
@@ -112,14 +130,15 @@ def check_winner(state: GameState, before: set[Camp]) -> tuple[Winner, str] | No
     ``before`` is :func:`contenders` taken just before the batch: an eliminated camp cannot win (R99).
     """
     alive = state.alive_seats()
-    camps = [camp_of(state, s) for s in alive]
-    if Camp.LOVERS in before and alive and all(c == Camp.LOVERS for c in camps):
+    camp_by_seat = camps(state)
+    alive_camps = [camp_by_seat[s] for s in alive]
+    if Camp.LOVERS in before and alive and all(c == Camp.LOVERS for c in alive_camps):
         return Winner.LOVERS, "every living player is in the lovers camp"
     if Camp.WOLVES in before:
         goal = _wolves_meet_goal(state, alive)
         if goal:
             return Winner.WOLVES, goal
-    if Camp.VILLAGE in before and not any(c in (Camp.WOLVES, Camp.LOVERS) for c in camps):
+    if Camp.VILLAGE in before and not any(c in (Camp.WOLVES, Camp.LOVERS) for c in alive_camps):
         return Winner.VILLAGE, "no wolf or third party alive"
     if not alive:
         return Winner.DRAW, "nobody alive"

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeat
 from arena.events import WolfKnife, WolfKnifeVote, only
-from arena.types import Kind, Role, is_wolf_card
+from arena.types import WOLF_CARDS, Kind, Role, is_wolf_card
 
 if TYPE_CHECKING:
     from arena.engine import Flow, Game
@@ -49,6 +49,18 @@ def night_step(game: "Game", night: "Night") -> "Flow":
         game.emit(WolfKnifeVote(phase=night.phase, visibility=team, seat=seat, target=choices[seat]))
     night.knife = consensus(choices)
     game.emit(WolfKnife(phase=night.phase, visibility=team, target=night.knife))
+
+
+#: R66: every wolf card may self-destruct except the big wolf brother.
+SELF_DESTRUCT_CARDS = WOLF_CARDS - {Role.BIG_WOLF_BROTHER}
+
+
+def self_destruct_seats(game: "Game") -> list[int]:
+    """The seats that may self-destruct now (R66), in seat order. Asked before every speech, so it is
+    one pass over the players rather than :func:`can_self_destruct` per wolf (the same rule)."""
+    if not game.sw.self_destruct:
+        return []
+    return [s for s, p in game.state.players.items() if p.alive and p.card in SELF_DESTRUCT_CARDS]
 
 
 def can_self_destruct(game: "Game", seat: int) -> bool:
