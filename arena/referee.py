@@ -180,13 +180,14 @@ class Table:
 
     def flush_decisions(self) -> None:
         records = self.game.decisions
-        for record in records[self._records_written:]:
-            if self.writer is not None:
+        if self.writer is not None:
+            for record in records[self._records_written:]:
+                rid = record.request.id
                 self.writer.write_json(decision_line_json(record, self.agents[record.request.seat - 1],
-                                                          self.meta.get(record.request.id),
-                                                          self.latency.get(record.request.id)))
-            self.meta.pop(record.request.id, None)
-            self.latency.pop(record.request.id, None)
+                                                          self.meta.get(rid), self.latency.get(rid)))
+        # Every answer handed in has been recorded by now (the engine records each pending request).
+        self.meta.clear()
+        self.latency.clear()
         self._records_written = len(records)
 
     def result_line(self) -> ResultLine:
@@ -199,9 +200,13 @@ class Table:
 
     # ---- one round of questions ----------------------------------------------------------------
     def submit(self, answers: dict[int, Answer]) -> None:
-        values = {rid: a.value for rid, a in answers.items() if not a.meta.get("no_answer")}
-        thoughts = {rid: {"reasoning": a.reasoning, "notes": a.notes, "beliefs": a.beliefs}
-                    for rid, a in answers.items() if a.reasoning or a.notes or a.beliefs}
+        values = {}
+        thoughts = {}
+        for rid, a in answers.items():
+            if not a.meta.get("no_answer"):
+                values[rid] = a.value
+            if a.reasoning or a.notes or a.beliefs:
+                thoughts[rid] = {"reasoning": a.reasoning, "notes": a.notes, "beliefs": a.beliefs}
         self.meta.update(answers)
         self.game.submit(values, thoughts)
         self.flush_decisions()

@@ -47,6 +47,9 @@ class Chain:
 
 def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> list[Departed]:
     """Kill a batch (R39-R42): lover chain, referee records, win check. Raises GameOver on a result."""
+    if not hits:  # a night's empty batch still takes its number (batch numbers count every batch)
+        game.batch_counter += 1
+        return []
     state = game.state
     causes: dict[int, list[Cause]] = {}
     from arena.rules import elder, war_wolf

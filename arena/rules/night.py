@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import TYPE_CHECKING, Callable
 
 from arena.events import NightStep
 from arena.types import Cause, Role
@@ -100,25 +101,10 @@ def steps_for(game: "Game", number: int) -> list[str]:
 
 def run_night(game: "Game", number: int) -> "Flow":
     """Call every step of the night in order; only living, able holders are asked (R16, R21)."""
-    from arena.rules import (cupid, elder, fire_wolf, guard, hunter, little_girl, seer, thief, wild_wolf, witch,
-                             wolf_brothers, wolves)
+    from arena.rules import elder
 
     night = Night(number=number, alive_at_start=game.state.alive_seats())
-    handlers = {
-        "thief": thief.night_step,
-        "cupid": cupid.cupid_step,
-        "lovers": cupid.lovers_step,
-        "guard": guard.night_step,
-        "little_girl": little_girl.night_step,
-        "wolves": wolves.night_step,
-        "witch": witch.night_step,
-        "seer": seer.night_step,
-        "hunter": hunter.night_step,
-        "little_wolf_brother": wolf_brothers.night_step,
-        "wild_wolf": wild_wolf.night_step,
-        "fire_wolf": fire_wolf.night_step,
-        "hunting_gun": hunter.hunting_gun_step,
-    }
+    handlers = _step_handlers()
     # Rules that read a finished step: immunities and the elder's extra life read the knife (R28).
     after = {"wolves": resolve_knife}
     announced = number != 1
@@ -136,6 +122,29 @@ def run_night(game: "Game", number: int) -> "Flow":
         game.announce_wolf_team()
     elder.end_of_night(game, night)
     return night
+
+
+@lru_cache(maxsize=1)
+def _step_handlers() -> dict[str, Callable[["Game", Night], "Flow"]]:
+    """Each night step's rule function, by step name (imported late: the role modules import this one)."""
+    from arena.rules import (cupid, fire_wolf, guard, hunter, little_girl, seer, thief, wild_wolf, witch,
+                             wolf_brothers, wolves)
+
+    return {
+        "thief": thief.night_step,
+        "cupid": cupid.cupid_step,
+        "lovers": cupid.lovers_step,
+        "guard": guard.night_step,
+        "little_girl": little_girl.night_step,
+        "wolves": wolves.night_step,
+        "witch": witch.night_step,
+        "seer": seer.night_step,
+        "hunter": hunter.night_step,
+        "little_wolf_brother": wolf_brothers.night_step,
+        "wild_wolf": wild_wolf.night_step,
+        "fire_wolf": fire_wolf.night_step,
+        "hunting_gun": hunter.hunting_gun_step,
+    }
 
 
 def attack_void(game: "Game", night: Night, target: int, cause: Cause) -> bool:

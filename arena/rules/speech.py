@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from arena.actions import ChooseBool, Speak, SpeechOrderChoice
@@ -31,7 +32,12 @@ def speech_seconds(game: "Game", seat: int, *, last: bool = False) -> int | None
 
 
 def speak_legal(game: "Game", seat: int, *, last: bool = False) -> Speak:
-    seconds = speech_seconds(game, seat, last=last)
+    return _speak_for(speech_seconds(game, seat, last=last))
+
+
+@lru_cache(maxsize=16)
+def _speak_for(seconds: int | None) -> Speak:
+    """One immutable legal set per time limit, shared by every speech that has it."""
     return Speak(max_chars=max(600, (seconds or 500) * CHARS_PER_SECOND), seconds=seconds)
 
 
