@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from agents.registry import make_agent
 from arena.engine import GameSetup
 from arena.evaluate.ratings import RatingConfig
-from arena.evaluate.report import render, score
+from arena.evaluate.report import Report, render, score
 from arena.fork import ForkError, fork_game
 from arena.referee import run_game
 from arena.transcript import (
@@ -171,3 +172,120 @@ def test_a_new_seat_keeps_the_roster_label_of_its_spec(tmp_path: Path) -> None:
     assert names[12] == "H"  # bot:heuristic had one name in the parent: the fork reuses it
     assert names[1] is None  # bot:random had two: no guess
     assert names[2] == "H" and names[7] == "R"  # unchanged seats keep theirs
+
+
+# --- forks stay out of the ratings unless --include-forks (real bot games and forks) ---------------
+
+LABELS = ["heuristic"] * 6 + ["random"] * 6
+FORKS_PER_PARENT = 2
+
+
+@pytest.fixture(scope="module")
+def family(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``parents/``: three bot games; ``forks/``: two forks of each (the village handed to bot:random from
+    mid-game; the same agents re-seeded from a quarter in). Score the root for both, ``parents/`` alone."""
+    root = tmp_path_factory.mktemp("family")
+    for seed in (21, 22, 23):
+        path = root / "parents" / f"g{seed}.jsonl"
+        agents = [make_agent(s, seat=i + 1, seed=seed) for i, s in enumerate(SPECS)]
+        with TranscriptWriter(path) as w:
+            asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=seed), agents, writer=w, specs=SPECS,
+                                 game_id=f"g{seed}", labels=LABELS))
+        n = len(read_transcript(path).decisions)
+        asyncio.run(fork_game(path, n // 2, make_agent, specs=["bot:random"] * 6 + SPECS[6:], out=root / "forks"))
+        asyncio.run(fork_game(path, n // 4, make_agent, agent_seed=seed + 100, out=root / "forks"))
+    return root
+
+
+def _win_counts(report) -> dict[tuple[str, str], tuple[float, int]]:
+    """win_rate per (agent, group): (value, games)."""
+    rows = next(m for m in report.metrics if m.id == "win_rate").rows
+    return {(r.agent, r.group): (r.value, r.n) for r in rows}
+
+
+def test_forks_are_kept_out_of_the_ratings_by_default(family: Path) -> None:
+    forks = 3 * FORKS_PER_PARENT
+    alone = score([family / "parents"], rating=FEW)
+    both = score([family], rating=FEW)
+    assert not both.forks_counted and both.forks_excluded == forks
+    # Everything that assumes independent games is what the parents alone give.
+    assert both.ratings == alone.ratings and both.ratings.games_used == 3
+    assert both.openskill == alone.openskill and both.pairwise == alone.pairwise
+    assert _win_counts(both) == _win_counts(alone)
+    assert both.metrics == alone.metrics and both.balance == alone.balance
+    assert both.availability == alone.availability
+    # The forks are still paired with their parents, and the card still lists what was played.
+    assert both.forks is not None and len(both.forks.pairs) == forks and not both.forks.unpaired
+    assert both.config is not None and both.config.forks == forks and sum(both.config.boards.values()) == 3 + forks
+
+    md = render(both, "md")
+    assert f"{forks} forked games excluded from ratings, win rates and metrics" in md
+    assert "--include-forks" in md and "Forks are not counted in the ratings" in md
+    assert f"| forks | {forks} (kept out of the ratings and metrics) |" in md
+    assert f"{forks} forked games excluded from ratings" in render(both, "html")
+    data = json.loads(render(both, "json"))
+    assert (data["forks_counted"], data["forks_excluded"]) == (False, forks)
+
+    # A folder of forks alone rates nothing by default, and says why.
+    only = score([family / "forks"], rating=FEW)
+    assert only.ratings.games_used == 0 and only.forks_excluded == forks
+    assert f"{forks} forked games excluded" in render(only, "md")
+
+
+def test_include_forks_counts_them_as_ordinary_games(family: Path, tmp_path: Path) -> None:
+    forks = 3 * FORKS_PER_PARENT
+    alone = score([family / "parents"], rating=FEW)
+    counted = score([family], rating=FEW, include_forks=True)
+    assert counted.forks_counted and counted.forks_excluded == 0
+    assert counted.ratings.games_used == 3 + forks and counted.ratings != alone.ratings
+    assert counted.openskill != alone.openskill
+    wins, wins_alone = _win_counts(counted), _win_counts(alone)
+    assert wins != wins_alone and sum(n for _, n in wins.values()) > sum(n for _, n in wins_alone.values())
+    assert counted.availability.games == 3 + forks
+    # Counted exactly as if they were ordinary games: the same transcripts with the fork origin erased.
+    plain = tmp_path / "plain"
+    for path in sorted(family.rglob("*.jsonl")):
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        header = json.loads(lines[0])
+        header["fork"] = None
+        (plain / path.parent.name).mkdir(parents=True, exist_ok=True)
+        (plain / path.parent.name / path.name).write_text(json.dumps(header) + "\n" + "".join(lines[1:]),
+                                                          encoding="utf-8")
+    as_ordinary = score([plain], rating=FEW)
+    assert as_ordinary.forks is None and as_ordinary.forks_excluded == 0
+    assert counted.ratings == as_ordinary.ratings and counted.openskill == as_ordinary.openskill
+    assert wins == _win_counts(as_ordinary) and counted.metrics == as_ordinary.metrics
+    assert counted.forks is not None and len(counted.forks.pairs) == forks  # paired all the same
+    md = render(counted, "md")
+    assert f"{forks} forked games counted as ordinary games" in md and "excluded" not in md.split("## Config")[0]
+    assert "Forks also count as ordinary games" in md
+
+
+def test_old_reports_without_the_fork_fields_still_load(family: Path) -> None:
+    data = json.loads(render(score([family / "parents"], rating=FEW), "json"))
+    del data["forks_counted"], data["forks_excluded"]
+    old = Report.model_validate(data)
+    assert old.forks_counted and old.forks_excluded == 0  # before the option, forks were always counted
+
+
+def test_score_command_include_forks(family: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli.main import app
+
+    runner = CliRunner()
+    forks = 3 * FORKS_PER_PARENT
+    base = ["score", str(family), "--format", "json", "--resamples", "10"]
+    default = runner.invoke(app, base)
+    assert default.exit_code == 0, default.output
+    data = json.loads(default.stdout)
+    assert (data["forks_counted"], data["forks_excluded"], data["ratings"]["games_used"]) == (False, forks, 3)
+    included = runner.invoke(app, base + ["--include-forks"])
+    assert included.exit_code == 0, included.output
+    data = json.loads(included.stdout)
+    assert (data["forks_counted"], data["forks_excluded"], data["ratings"]["games_used"]) == (True, 0, 3 + forks)
+    out = tmp_path / "report.md"
+    written = runner.invoke(app, ["score", str(family), "--resamples", "10", "-o", str(out)])
+    assert written.exit_code == 0 and f"({forks} forked games excluded from ratings)" in written.output
+    assert f"{forks} forked games excluded from ratings" in out.read_text(encoding="utf-8")
+    assert "--include-forks" in runner.invoke(app, ["score", "--help"]).output

@@ -25,6 +25,10 @@ def score_command(
     resamples: int = typer.Option(1000, help="Bootstrap resamples (whole games) for the rating intervals."),
     seed: int = typer.Option(0, help="Seed of the bootstrap's random generator."),
     strict: bool = typer.Option(False, help="Validate every transcript line with the pydantic models (slower)."),
+    include_forks: bool = typer.Option(False, "--include-forks",
+                                       help="Count forked games (arena fork) as ordinary games in the ratings, win "
+                                            "rates and metrics. By default they share their parent's prefix, so they "
+                                            "are only compared with their parents (the Forks section)."),
 ) -> None:
     """Score tournaments: ratings with intervals, deduction, deception, persuasion, role skill, reliability.
 
@@ -33,11 +37,14 @@ def score_command(
     from arena.evaluate.ratings import RatingConfig
     from arena.evaluate.report import render, score
 
-    report = score(paths, rating=RatingConfig(n_resamples=resamples, seed=seed), strict=strict)
+    report = score(paths, rating=RatingConfig(n_resamples=resamples, seed=seed), strict=strict,
+                   include_forks=include_forks)
     text = render(report, fmt.value)
     if out is None:
         typer.echo(text, nl=False)
         return
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
-    typer.echo(f"{report.availability.games} games scored in {report.seconds.get('total', 0):.1f}s -> {out}", err=True)
+    excluded = f" ({report.forks_excluded} forked games excluded from ratings)" if report.forks_excluded else ""
+    typer.echo(f"{report.availability.games} games scored{excluded} in {report.seconds.get('total', 0):.1f}s -> {out}",
+               err=True)

@@ -9,6 +9,10 @@ groups pairs by swap (side, parent's agent -> fork's agent) and averages that si
 if seat 5 had been model B from day 2" becomes a paired estimate over many forks. Pairs that changed
 no agent (re-seeded agents only) measure how much a game's ending varies by chance alone from the
 same fork points: the noise floor for the effects.
+
+A fork shares its prefix with its parent (and with its sibling forks), so it is not an independent
+game: ``arena score`` keeps forks out of the ratings, win rates and metrics unless asked to count
+them (``--include-forks``), and reports them here only.
 """
 
 from __future__ import annotations
@@ -105,9 +109,18 @@ class ForkCollector:
         self.paths[game_id] = game.path
         result = game.result
         self.state[game_id] = "unfinished" if result is None else ("abandoned" if result.get("abandoned") else "done")
-        origin = game.header.get("fork")
-        if isinstance(origin, dict) and origin.get("parent") is not None:
-            self.origins[game_id] = (str(origin["parent"]), int(origin.get("at_decision", 0)))
+        origin = fork_origin(game.header)
+        if origin is not None:
+            self.origins[game_id] = origin
+
+
+def fork_origin(header: dict[str, Any]) -> tuple[str, int] | None:
+    """(parent game id, fork decision) when the header names a parent, else None: the one test of
+    "this transcript is a fork" (pairing, and keeping forks out of the ratings)."""
+    origin = header.get("fork")
+    if isinstance(origin, dict) and origin.get("parent") is not None:
+        return str(origin["parent"]), int(origin.get("at_decision", 0))
+    return None
 
 
 def _side_result(good_won: float | None, side: Side) -> float | None:

@@ -32,7 +32,7 @@ from arena.evaluate.metrics import (
     finish_metrics,
     score_game,
 )
-from arena.evaluate.forks import ForkCollector, ForkReport, pair_forks, render_tables as fork_tables
+from arena.evaluate.forks import ForkCollector, ForkReport, fork_origin, pair_forks, render_tables as fork_tables
 from arena.transcript import TranscriptError
 from arena.evaluate.ratings import (
     BTRatings,
@@ -96,6 +96,12 @@ class Report(BaseModel):
     metrics: list[MetricResult]
     balance: BalanceReport | None
     forks: ForkReport | None = Field(None, description="each fork beside its parent; None when no transcript is a fork")
+    # Reports written before these two fields existed always counted forks as ordinary games.
+    forks_counted: bool = Field(True, description=(
+        "whether forked games (header field fork) were counted as ordinary games in the ratings, win rates, "
+        "metrics and balance (--include-forks); when false they appear only in forks, beside their parents"))
+    forks_excluded: int = Field(0, description=(
+        "fork transcripts (finished or not) kept out of everything but forks; 0 when forks_counted"))
     seconds: dict[str, float] = Field(default_factory=dict)
 
 
@@ -162,7 +168,8 @@ def _roster_rows(card: ConfigCard) -> tuple[list[str], list[list[str]]]:
 
 
 def _read_all(sources: list[str], acc: Accumulator, skipped: list[str], strict: bool,
-              forks: ForkCollector) -> None:
+              forks: ForkCollector, fork_acc: Accumulator | None) -> None:
+    """Fold every transcript into ``acc``; forks into ``fork_acc`` instead when it is given."""
     for path in find_transcripts(sources):
         try:
             game = load_game(path, strict=strict, event_types=SCORED_EVENTS, full_decision_kinds=LEGAL_SET_KINDS)
@@ -174,23 +181,30 @@ def _read_all(sources: list[str], acc: Accumulator, skipped: list[str], strict: 
             skipped.append(str(exc))
             continue
         forks.observe(game)
-        score_game(game, acc)
+        score_game(game, fork_acc if fork_acc is not None and fork_origin(game.header) else acc)
 
 
 def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, strict: bool = False,
-          with_openskill: bool = True) -> Report:
-    """Score every transcript under ``paths``."""
+          with_openskill: bool = True, include_forks: bool = False) -> Report:
+    """Score every transcript under ``paths``.
+
+    Forks (headers with a ``fork`` origin) share their prefix with their parent, so by default they are
+    kept out of the ratings, win rates, metrics and balance, which assume independent games, and are
+    only paired with their parents (``Report.forks``). ``include_forks`` counts them as ordinary games.
+    """
     t0 = time.perf_counter()
     sources = [str(p) for p in paths]
     acc = Accumulator()
     skipped: list[str] = []
     forks = ForkCollector()
+    # Forks are still read in full (the pairing needs their records; the config card, their headers).
+    fork_acc = None if include_forks else Accumulator()
     # The accumulators only grow and hold no cycles: the cyclic GC would rescan them over and over
     # for nothing (about a tenth of the scoring time at 10,000 games).
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        _read_all(sources, acc, skipped, strict, forks)
+        _read_all(sources, acc, skipped, strict, forks, fork_acc)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -203,11 +217,15 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
     t3 = time.perf_counter()
     open_skill = openskill_ratings(acc.records) if with_openskill else []
     pairwise = pairwise_table(acc.records)
-    fork_report = pair_forks(forks, acc.records)
+    fork_records = acc.records if fork_acc is None else acc.records + fork_acc.records
+    fork_report = pair_forks(forks, fork_records)
     t4 = time.perf_counter()
+    excluded = 0 if fork_acc is None else sum(getattr(fork_acc.avail, k) for k in ("games", "incomplete", "abandoned"))
+    headers = acc.headers if fork_acc is None else acc.headers + fork_acc.headers
     return Report(
-        sources=sources, skipped=skipped, config=_config_card(acc.headers), availability=Availability.from_counts(acc.avail), ratings=ratings,
-        openskill=open_skill, pairwise=pairwise, metrics=metrics, balance=balance, forks=fork_report,
+        sources=sources, skipped=skipped, config=_config_card(headers),
+        availability=Availability.from_counts(acc.avail), ratings=ratings, openskill=open_skill, pairwise=pairwise, metrics=metrics, balance=balance, forks=fork_report,
+        forks_counted=fork_acc is None, forks_excluded=excluded,
         seconds={"read_and_metrics": round(t1 - t0, 3), "finish": round(t2 - t1, 3),
                  "bradley_terry": round(t3 - t2, 3), "openskill_pairwise": round(t4 - t3, 3),
                  "total": round(t4 - t0, 3)},
@@ -314,6 +332,9 @@ def render_md(report: Report) -> str:
     out.append(f"{av.games} games scored ({av.incomplete} unfinished and {av.abandoned} abandoned left out); "
                f"{report.ratings.games_used} rated. Generated by {report.tool}.")
     out.append("")
+    policy = _fork_policy(report)
+    if policy:
+        out += [policy, ""]
     if report.skipped:
         out += [f"{len(report.skipped)} unreadable transcript(s) skipped:", ""]
         out += [f"- {msg}" for msg in report.skipped[:20]] + [""]
@@ -328,7 +349,7 @@ def render_md(report: Report) -> str:
             ["seeds", f"{c.seeds['count']} distinct, {c.seeds['min']}..{c.seeds['max']}"],
             ["languages", ", ".join(f"{k} ({v})" for k, v in c.langs.items())],
             ["code version", ", ".join(f"werewolf-arena {k} ({v})" for k, v in c.package_versions.items())],
-            ["forks", str(c.forks)],
+            ["forks", _forks_card_text(report)],
             ["prompt versions", _versions_text(c.prompt_versions)],
             ["rating", f"role-aware team Bradley-Terry, {report.ratings.n_resamples} game-bootstrap resamples, "
                        f"seed {report.ratings.seed}"],
@@ -375,7 +396,7 @@ def render_md(report: Report) -> str:
             else:
                 out += [_md_table(*_metric_table(m)), ""]
     if report.forks:
-        out += _forks_md(report.forks)
+        out += _forks_md(report, report.forks)
     if report.balance:
         b = report.balance
         out += ["## Schedule balance", "",
@@ -392,8 +413,38 @@ def render_md(report: Report) -> str:
 
 
 FORK_INTRO = ("Each fork replays its parent up to the fork decision, then plays on. Change = the side's result "
-              "in the fork minus in the parent (1 win, 0.5 draw, 0 loss), averaged over pairs with the same swap. "
-              "Forks also count as ordinary games in the ratings above.")
+              "in the fork minus in the parent (1 win, 0.5 draw, 0 loss), averaged over pairs with the same swap.")
+
+
+def _fork_policy(report: Report) -> str | None:
+    """What was done with forked games outside the Forks section (None when there were none)."""
+    if not report.forks_counted:
+        if not report.forks_excluded:
+            return None
+        return (f"{report.forks_excluded} forked game{'s' if report.forks_excluded != 1 else ''} excluded from "
+                "ratings, win rates and metrics: a fork shares its prefix with its parent, so it is not an "
+                "independent game. Forks are compared with their parents under Forks; "
+                "`arena score --include-forks` counts them as ordinary games.")
+    counted = report.config.forks if report.config else 0
+    if not counted:
+        return None
+    return (f"{counted} forked game{'s' if counted != 1 else ''} counted as ordinary games in the ratings, win rates "
+            "and metrics (--include-forks): forks share their prefix with their parents, so the intervals overstate "
+            "the evidence.")
+
+
+def _forks_card_text(report: Report) -> str:
+    c = report.config
+    n = c.forks if c else 0
+    if not n:
+        return "0"
+    return f"{n} ({'counted as ordinary games' if report.forks_counted else 'kept out of the ratings and metrics'})"
+
+
+def _fork_intro(report: Report) -> str:
+    if report.forks_counted:
+        return FORK_INTRO + " Forks also count as ordinary games in the ratings above (--include-forks)."
+    return FORK_INTRO + " Forks are not counted in the ratings, win rates or metrics above."
 
 
 def _fork_counts(f: ForkReport) -> str:
@@ -406,9 +457,9 @@ def _fork_counts(f: ForkReport) -> str:
     return text + "."
 
 
-def _forks_md(f: ForkReport, max_pairs: int = 50) -> list[str]:
+def _forks_md(report: Report, f: ForkReport, max_pairs: int = 50) -> list[str]:
     tables = fork_tables(f, max_pairs)
-    out = ["## Forks", "", FORK_INTRO, "", _fork_counts(f), ""]
+    out = ["## Forks", "", _fork_intro(report), "", _fork_counts(f), ""]
     if f.effects:
         out += ["### Effect of each swap", "", _md_table(*tables["effects"]), ""]
     if f.pairs:
@@ -533,6 +584,9 @@ def render_html(report: Report) -> str:
     av = report.availability
     parts.append(f"<p>{av.games} games scored ({av.incomplete} unfinished, {av.abandoned} abandoned left out); "
                  f"{report.ratings.games_used} rated. {html.escape(report.tool)}.</p>")
+    policy = _fork_policy(report)
+    if policy:
+        parts.append(f"<p>{html.escape(policy.replace('`', ''))}</p>")
     if report.config:
         c = report.config
         parts.append("<h2>Config card</h2>")
@@ -542,6 +596,7 @@ def render_html(report: Report) -> str:
             ["agents", "; ".join(f"{k}: {', '.join(v)}" for k, v in c.agents.items())],
             ["seeds", f"{c.seeds['count']} distinct, {c.seeds['min']}..{c.seeds['max']}"],
             ["code version", ", ".join(c.package_versions)],
+            ["forks", _forks_card_text(report)],
             ["prompt versions", _versions_text(c.prompt_versions)],
         ]))
         if c.roster:
@@ -566,7 +621,7 @@ def render_html(report: Report) -> str:
     if report.forks:
         f = report.forks
         tables = fork_tables(f)
-        parts.append(f"<h2>Forks</h2><p>{html.escape(FORK_INTRO)}</p><p>{html.escape(_fork_counts(f))}</p>")
+        parts.append(f"<h2>Forks</h2><p>{html.escape(_fork_intro(report))}</p><p>{html.escape(_fork_counts(f))}</p>")
         if f.effects:
             parts.append("<h3>Effect of each swap</h3>" + _html_table(*tables["effects"]))
         if f.pairs:
