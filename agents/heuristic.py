@@ -426,6 +426,7 @@ class HeuristicBot(SyncAgent):
         self._cache: dict[str, Any] = {}
         # A wolf designated to counter-claim seer keeps its invented results here (in claim order).
         self.fake_checks: dict[int, str] = {}
+        self.interjected: set[tuple[int, int]] = set()  # (day, speaker) a revealed idiot talked with
 
     @property
     def prompt_version(self) -> str:
@@ -494,6 +495,8 @@ class HeuristicBot(SyncAgent):
             Kind.SPEECH: self._speech,
             Kind.LAST_WORDS: self._speech,
             Kind.IDIOT_REVEAL: lambda r: True,  # revealing keeps the idiot alive
+            Kind.IDIOT_INTERJECT: self._interject,
+            Kind.INTERJECTION_REPLY: lambda r: "pass",  # the speaker lets the remark stand
             Kind.SPEECH_ORDER_PICK: lambda r: r.default,
             Kind.THIEF_PICK: self._thief_pick,
             Kind.CUPID_LINK: self._cupid_link,
@@ -1488,6 +1491,18 @@ class HeuristicBot(SyncAgent):
             parts.insert(0, self._t("campaign"))
         text = " ".join(p for p in parts if p) if self.lang != "zh" else "".join(p for p in parts if p)
         return text or self._t("pass")
+
+    def _interject(self, req: DecisionRequest) -> str:
+        """R138 may_interject: the revealed idiot, who has no vote, speaks up only to push his suspicion:
+        when the speaker is the seat he would vote and he leans wolf on him, once per speaker and day."""
+        speaker = req.context.get("speaker")
+        day = self.mem.day
+        if not isinstance(speaker, int) or (day, speaker) in self.interjected or self._speech_target() != speaker:
+            return "pass"
+        if self.beliefs().get(speaker, PRIOR) <= PRIOR + 0.05:
+            return "pass"
+        self.interjected.add((day, speaker))
+        return self._t("interject", seat=speaker)
 
     def _speech_target(self) -> int | None:
         """The seat this speaker will vote today (what it tells the table)."""

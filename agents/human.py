@@ -31,6 +31,9 @@ from arena.observation import Observation, SeatView
 _NO_FORCED = object()
 #: Private events the terminal narration has no line for, worded by the replay page's templates.
 SPELLED_OUT = frozenset({"wolf_knife_vote", "witch_told", "hunter_status"})
+#: Speeches a seat may simply let go (R138's interjections and replies, asked after every day speech):
+#: an empty line means "pass" there instead of an error.
+OPTIONAL_SPEECHES = frozenset({"idiot_interject", "interjection_reply"})
 _terminal_lock: asyncio.Lock | None = None
 
 
@@ -178,7 +181,8 @@ class HumanAgent:
         template = self.t["kinds"].get(request.kind) or self.t["kinds"]["other"]
         ctx = request.context
         fields = {"kind": request.kind, "victim": self.s(ctx.get("victim")),
-                  "before_speaker": self.s(ctx.get("before_speaker"))}
+                  "before_speaker": self.s(ctx.get("before_speaker")), "speaker": self.s(ctx.get("speaker")),
+                  "idiot": self.s(ctx.get("idiot"))}
         return template.format(**fields)
 
     def _choices_text(self, request: DecisionRequest) -> str:
@@ -198,7 +202,7 @@ class HumanAgent:
                 default = self.t["default_yes"]
             return self.t["choices_bool"].format(default=default)
         if kind == "text":
-            return self.t["choices_text"]
+            return self.t["choices_text_optional" if request.kind in OPTIONAL_SPEECHES else "choices_text"]
         if kind == "seats":
             count = str(legal.min_count) if legal.min_count == legal.max_count else f"{legal.min_count}-{legal.max_count}"
             return self.t["choices_seats"].format(count=count, options=", ".join(str(o) for o in legal.options),
@@ -249,6 +253,8 @@ class HumanAgent:
         legal = request.legal
         kind = legal.type
         if kind == "text":
+            if not text and request.kind in OPTIONAL_SPEECHES:
+                return "pass"
             if not text:
                 raise self.error("empty_speech")
             return text

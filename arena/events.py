@@ -218,9 +218,12 @@ class SpeechOrder(_Event):
 
 
 class Speech(_Event):
+    """Something a player says aloud. ``interjection``: a revealed idiot talking with the current speaker,
+    and ``interjection_reply``: the speaker's answer (R138 ``may_interject``; schema version 2)."""
+
     type: Literal["speech"] = "speech"
     seat: int
-    kind: Literal["campaign", "campaign_pk", "discussion", "pk", "last_words"]
+    kind: Literal["campaign", "campaign_pk", "discussion", "pk", "last_words", "interjection", "interjection_reply"]
     text: str
 
 

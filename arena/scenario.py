@@ -60,7 +60,7 @@ class Scenario(BaseModel):
 
 
 EXPECT_KEYS = {"deaths", "exhaustive", "winner", "sheriff", "last_words", "alive", "revealed", "can_vote",
-               "pk_can_vote", "seer_results", "witch_told", "refused", "error", "events"}
+               "pk_can_vote", "seer_results", "witch_told", "refused", "error", "events", "absent_events"}
 
 
 class ScenarioOutcome(BaseModel):
@@ -204,6 +204,8 @@ def actual_outcome(game: Game, scenario: Scenario) -> dict[str, Any]:
         out["witch_told"] = {e.phase: e.victim for e in game.log if e.type == "witch_told"}
     if "events" in keys:
         out["events"] = [_find_event(game, spec) for spec in scenario.expect["events"]]
+    if "absent_events" in keys:  # each spec with the event that wrongly matches it, or None
+        out["absent_events"] = [_find_event(game, spec) for spec in scenario.expect["absent_events"]]
     if "refused" in keys:
         out["refused"] = [{"seat": d.request.seat, "key": d.request.key} for d in game.decisions
                           if d.refused and d.request.key in scenario.script.get(str(d.request.seat), {})]
@@ -227,7 +229,8 @@ def _matches(want: Any, got: Any) -> bool:
 
 
 def _find_event(game: Game, spec: Any) -> dict[str, Any] | None:
-    """Project extension ``expect.events``: the first logged event whose fields include ``spec``'s."""
+    """Project extensions ``expect.events`` / ``expect.absent_events``: the first logged event whose fields
+    include ``spec``'s (None when there is none)."""
     if not isinstance(spec, dict):
         return None
     for event in game.log:
@@ -285,6 +288,12 @@ def compare(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
             for i, spec in enumerate(want or []):
                 if (got or [None] * (i + 1))[i] is None:
                     problems.append(f"events: no event matches {json.dumps(spec, ensure_ascii=False)}")
+        elif key == "absent_events":
+            for i, spec in enumerate(want or []):
+                found = (got or [None] * (i + 1))[i]
+                if found is not None:
+                    problems.append(f"absent_events: {json.dumps(spec, ensure_ascii=False)} matches "
+                                    f"{json.dumps(found, ensure_ascii=False)}")
         elif key in ("sheriff", "witch_told", "seer_results"):
             for phase, value in want.items():
                 if phase not in (got or {}) and key == "witch_told":

@@ -3,6 +3,17 @@
 Every line is a pydantic model (``arena schema`` writes their JSON Schema). The writer flushes each
 line as it is written, so a killed process leaves every completed line intact. The reader refuses
 a newer schema version with a clear message and tolerates a torn last line (a crash mid-write).
+
+Versions. The writer always writes :data:`SCHEMA_VERSION`; the reader reads every version up to it.
+A change that lets a line hold something an older reader would reject (a new event type, a new
+``Literal`` value, a new required field) bumps the version, so that older readers refuse the file
+with the message below instead of failing on one line; older files are then migrated on reading
+(none needed so far: every version only added to the one before).
+
+- 1: the first format.
+- 2: ``speech.kind`` may be ``interjection`` / ``interjection_reply`` (R138 ``idiot_after_reveal=
+  may_interject``), with the decision kinds ``idiot_interject`` / ``interjection_reply``. Every
+  version-1 file is a valid version-2 file.
 """
 
 from __future__ import annotations
@@ -16,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from arena.events import Event, Visibility
 
 SCHEMA_NAME = "werewolf-transcript"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class TranscriptError(ValueError):

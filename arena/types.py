@@ -113,6 +113,8 @@ class Kind(StrEnum):
     SPEECH = "speech"
     LAST_WORDS = "last_words"
     IDIOT_REVEAL = "idiot_reveal"
+    IDIOT_INTERJECT = "idiot_interject"
+    INTERJECTION_REPLY = "interjection_reply"
     SPEECH_ORDER_PICK = "speech_order_pick"
     LITTLE_GIRL_PEEK = "little_girl_peek"
     LITTLE_GIRL_KILL = "little_girl_kill"

@@ -16,7 +16,7 @@ from arena.engine import GameSetup
 from arena.evaluate.ratings import RatingConfig
 from arena.evaluate.report import render, score
 from arena.referee import run_game
-from arena.transcript import TranscriptWriter, read_transcript
+from arena.transcript import SCHEMA_VERSION, TranscriptWriter, read_transcript
 from test_eval_metrics import game1
 
 SECRET = "sk-test-config-card-0123456789abcdef"
@@ -52,7 +52,7 @@ def test_header_records_versions_and_settings_but_no_secret(tmp_path: Path, secr
     text = path.read_text(encoding="utf-8")
     assert SECRET not in text and "sk-test" not in text
     header = read_transcript(path).header
-    assert header.schema_version == 1
+    assert header.schema_version == SCHEMA_VERSION
     llm = [a for a in header.agents if a.spec.startswith("mock:")]
     bots = [a for a in header.agents if a.spec == "bot:heuristic"]
     assert len(llm) == 4 and len(bots) == 3

@@ -123,7 +123,7 @@ def test_templates_parse_back(lang: str) -> None:
     elder = parse_speech(t["elder_claim"], 12)
     assert not elder.votes and not elder.poisoned and not elder.seer_claim
     # Plain speech must not read as a claim.
-    for key in ("good_side", "suspect", "nothing_known", "campaign"):
+    for key in ("good_side", "suspect", "nothing_known", "campaign", "interject"):
         for text in each(key):
             p = parse_speech(text.format(seat=4), 12)
             assert not p.seer_claim and not p.checks and not p.roles, text
@@ -568,3 +568,26 @@ def test_claimed_elder_is_not_exiled_lightly_and_the_idiot_reveals() -> None:
     text = ask(2, "elder", Kind.SPEECH, Speak(), [phase("D1")], counts=counts)
     assert "elder" in parse_speech(text, 12).roles  # he claims from his first speech
     assert ask(5, "idiot", Kind.IDIOT_REVEAL, ChooseBool(), [phase("D1")]) is True
+
+
+def test_revealed_idiot_interjects_only_against_his_suspect() -> None:
+    """R138 may_interject: the revealed idiot talks with a speaker only to push his suspicion of him (the seat a
+    trusted seer checked as a wolf), once per speaker and day; speakers let interjections pass."""
+    events = SEER_7 + [ev.IdiotRevealed(phase="D1", seat=3), phase("N2"), phase("D2"), said(5, "I am a villager.", "D2")]
+    switches = {"idiot_after_reveal": "may_interject"}
+
+    def interject(speaker: int) -> str:
+        return ask(3, "idiot", Kind.IDIOT_INTERJECT, Speak(max_chars=600), events, default="pass",
+                   context={"speaker": speaker, "speech": "discussion"}, switches=switches)
+
+    text = interject(5)
+    assert text != "pass" and "5" in text
+    assert not parse_speech(text, 12).roles and not parse_speech(text, 12).checks
+    assert interject(9) == "pass"  # nothing against 9
+    bot, obs = bot_after(3, "idiot", events, switches=switches)
+    req = DecisionRequest(id=1, seat=3, kind=Kind.IDIOT_INTERJECT, phase="D2", asked_in="D2",
+                          legal=Speak(max_chars=600), default="pass", context={"speaker": 5, "speech": "pk"})
+    assert bot.decide_sync(obs, req).value != "pass"
+    assert bot.decide_sync(obs, req).value == "pass"  # once per speaker and day
+    assert ask(5, "werewolf", Kind.INTERJECTION_REPLY, Speak(max_chars=600), events, default="pass",
+               context={"idiot": 3, "speech": "discussion"}) == "pass"

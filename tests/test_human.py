@@ -408,6 +408,12 @@ def test_every_kind_of_answer_and_its_error_messages() -> None:
     value, out = _ask(_request("speech", Speak()), ["", "   ", "I am the witch; #6 was knifed."])
     assert value == "I am the witch; #6 was knifed." and out.count("Your speech is empty") == 2
 
+    # R138 may_interject: asked after every day speech, so a bare Enter stays silent there
+    value, out = _ask(_request("idiot_interject", Speak(max_chars=600), "pass", speaker=5, speech="discussion"), [""])
+    assert value == "pass" and "#5 has just spoken." in out and "just Enter to stay silent" in out
+    value, out = _ask(_request("interjection_reply", Speak(max_chars=600), "pass", idiot=8), ["Not me."])
+    assert value == "Not me." and "The idiot #8 spoke to you." in out
+
     value, out = _ask(_request("cupid_link", ChooseSeats(options=(1, 2, 4), min_count=2, max_count=2)),
                       ["1", "1 12", "1 4"])
     assert value == [1, 4] and "There is no seat 12" in out and "Choose 2 seats." in out

@@ -390,6 +390,79 @@ def test_R82_ballot_visibility():
         assert result.visibility.to == "all" and result.tally == {10: 3.0}
 
 
+INTERJECT = {"sheriff": False, "idiot_after_reveal": "may_interject"}
+
+
+def _reveal_idiot_on_d1(n2_target: int) -> dict[int, dict[str, Any]]:
+    """I12: the wolves knife 9 on N1, exile the idiot 8 on D1 (he reveals) and knife ``n2_target`` on N2."""
+    return merge(knife(9), knife(n2_target, "N2"), {w: {"D1.vote": 8} for w in (1, 2, 3, 4)})
+
+
+def test_R138_may_interject_after_each_day_speech_of_another_seat():
+    """R138 may_interject (004 §C role 10, OQ43), R65: from his reveal on, after every day speech by another seat
+    (discussion, PK) the living revealed idiot is asked idiot_interject (default "pass"); a line is a public
+    interjection, right after that speech, and the speaker is asked interjection_reply (default "pass": no answer).
+    "pass" emits nothing and asks no reply. Never after his own speech nor after last words; he has no vote."""
+    script = merge(_reveal_idiot_on_d1(12), {5: {"D2.vote": 1}, 6: {"D2.vote": 1}, 7: {"D2.vote": 2},
+                                             10: {"D2.vote": 2}})
+    replies = {5: "I am the seer.", 1: "I am no wolf."}
+    asked: list[tuple[str, int, str, Any]] = []
+
+    def answer(g: Game, r) -> Any:
+        if r.kind == "idiot_interject":
+            asked.append((r.kind, r.context["speaker"], r.context["speech"], r.default))
+            assert r.seat == 8 and r.legal.type == "text"
+            wanted = r.context["speaker"] in (5, 6, 12) or (r.context["speaker"], r.context["speech"]) == (1, "pk")
+            return f"{r.context['speaker']}, explain yourself." if wanted else "pass"
+        if r.kind == "interjection_reply":
+            asked.append((r.kind, r.seat, r.context["speech"], r.default))
+            assert r.context["idiot"] == 8
+            return replies.get(r.seat, "Pass.")
+        return ...
+
+    g = drive(game("std-12-idiot", deal=I12, rules=INTERJECT), script, until="D2", answer=answer)
+    said = [(e.seat, e.kind) for e in events(g, "speech", "D2")]
+    assert said == [(12, "last_words"),
+                    (1, "discussion"), (2, "discussion"), (3, "discussion"), (4, "discussion"),
+                    (5, "discussion"), (8, "interjection"), (5, "interjection_reply"),
+                    (6, "discussion"), (8, "interjection"),  # 6 answers "Pass.": no reply
+                    (7, "discussion"), (8, "discussion"), (10, "discussion"), (11, "discussion"),
+                    (1, "pk"), (8, "interjection"), (1, "interjection_reply"), (2, "pk")]
+    speakers = [a[1] for a in asked if a[0] == "idiot_interject"]
+    assert speakers == [1, 2, 3, 4, 5, 6, 7, 10, 11, 1, 2]  # not after 12's last words nor his own speech
+    assert {a[3] for a in asked} == {"pass"}
+    assert [(a[1], a[2]) for a in asked if a[0] == "interjection_reply"] == [(5, "discussion"), (6, "discussion"),
+                                                                              (1, "pk")]
+    assert all(e.visibility.to == "all" for e in events(g, "speech", "D2"))
+    assert not [d for d in g.decisions if d.request.seat == 8 and d.request.kind in ("vote", "pk_vote")
+                and d.request.phase == "D2"]
+    assert 8 not in events(g, "vote_result", "D2")[0].voters
+
+
+def test_R138_interjection_in_a_later_election_and_OQ14_night_dead_idiot():
+    """R138 may_interject, R49/OQ14, R58: campaign speeches are day speeches too. An election retried on D2
+    (sheriff_second_tie=retry_next_day) is held before the N2 deaths are announced, so the idiot knifed on N2
+    still takes part and may interject there, as if alive; from the announcement on he is silent."""
+    rules = dict(INTERJECT, sheriff=True, sheriff_second_tie="retry_next_day", sheriff_tie="pk_speech_revote",
+                 sheriff_pk_voters="non_candidates")
+    script = merge(_reveal_idiot_on_d1(8), {
+        5: {"D1.sheriff_run": True, "D2.sheriff_run": True},
+        10: {"D1.sheriff_vote": 5, "D1.sheriff_pk_vote": 5},
+        11: {"D1.sheriff_vote": 6, "D1.sheriff_pk_vote": 6},
+        8: {"D1.idiot_interject": "not yet", "D2.idiot_interject": "Who are you?"},
+        6: {"D1.sheriff_run": True, "D2.sheriff_run": True, "D2.interjection_reply": "A villager."},
+    })
+    g = drive(game("std-12-idiot", deal=I12, rules=rules), script, until="D2")
+    assert [e.reason for e in events(g, "sheriff_elected", "D1")] == ["second tie: new election tomorrow"]
+    assert events(g, "idiot_revealed", "D1") and not [e for e in events(g, "speech", "D1") if e.seat == 8
+                                                      and e.kind == "interjection"]
+    assert [(d.seat, d.phase) for d in g.state.deaths] == [(9, "N1"), (8, "N2")]
+    said = [(e.seat, e.kind) for e in events(g, "speech", "D2")]
+    assert said[:5] == [(5, "campaign"), (8, "interjection"),  # 5 does not answer
+                        (6, "campaign"), (8, "interjection"), (6, "interjection_reply")]
+    assert (8, "interjection") not in said[5:]  # announced dead: silent in the discussion
+
+
 # ---- win checks --------------------------------------------------------------------------------
 
 def _kill(g: Game, *seats: int) -> None:
@@ -456,7 +529,7 @@ CORE_SWITCH_VALUES = {
     "seer_result": ["wolf_or_good", "exact_role"],
     "hunter_blocked_by": ["poison_and_lover", "poison", "nothing"],
     "hunter_status_signal": ["every_night", "none"],
-    "idiot_after_reveal": ["no_vote"],
+    "idiot_after_reveal": ["no_vote", "may_interject"],
     "win_mode": ["town_kill", "side_kill"],
     "knife_first": ["after_antidote", "before_witch"],
     "two_player_sheriff_win": ["true", "false"],

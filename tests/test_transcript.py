@@ -73,6 +73,37 @@ def test_newer_schema_version_is_refused(tmp_path: Path) -> None:
         read_transcript(path)
 
 
+def test_older_schema_versions_still_read(tmp_path: Path) -> None:
+    """Version 2 only added values (R138's interjection speeches): a version-1 file reads unchanged."""
+    path = tmp_path / "g.jsonl"
+    write_game(path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["schema_version"] = 1
+    path.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n", encoding="utf-8")
+    t = read_transcript(path)
+    assert t.complete and t.header.schema_version == 1
+
+
+def test_interjection_speeches_are_in_the_schema(tmp_path: Path) -> None:
+    """R138 may_interject: a game with interjections writes lines the models (and ``arena schema``) accept."""
+    from agents.heuristic import HeuristicBot
+
+    path = tmp_path / "g.jsonl"
+    kinds: set[str] = set()
+    for seed in range(40):
+        setup = GameSetup(preset="std-12-idiot", seed=seed, rules={"idiot_after_reveal": "may_interject"})
+        with TranscriptWriter(path) as writer:
+            play_sync(setup, [HeuristicBot(s, seed) for s in range(1, 13)], writer=writer)
+        t = read_transcript(path)
+        kinds |= {e.event.kind for e in t.events if e.event.type == "speech"}
+        if "interjection" in kinds:
+            break
+    assert "interjection" in kinds
+    schema = json.dumps(json_schema())
+    assert '"interjection"' in schema and '"interjection_reply"' in schema
+
+
 def test_garbage_in_the_middle_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "g.jsonl"
     write_game(path)

@@ -35,6 +35,11 @@ SCORED_EVENTS = frozenset({
 })
 #: Decision kinds whose legal set the scorer needs even when nothing else is recorded.
 LEGAL_SET_KINDS = frozenset({"vote", "pk_vote", "seer_check", "guard"})
+#: Decisions whose answer is said aloud (R138's interjections and replies included).
+SPEECH_DECISIONS = frozenset({"speech", "last_words", "idiot_interject", "interjection_reply"})
+#: Speech kinds credited by ``speech_swing``: the discussion and PK speeches, and a revealed idiot's
+#: interjections with the speakers' replies (R138 ``may_interject``).
+PERSUASION_SPEECHES = frozenset({"discussion", "pk", "interjection", "interjection_reply"})
 
 
 # --- the catalogue ------------------------------------------------------------------------------
@@ -429,7 +434,7 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
     last_legal: dict[tuple[int, str], list[int]] = {}
     reports: list[_Report] = []
     last_report: dict[int, _Report] = {}
-    speeches: list[tuple[int, int, int, str]] = []  # (pos, seat, day, kind) of discussion/pk speeches
+    speeches: list[tuple[int, int, int, str]] = []  # (pos, seat, day, kind) of the PERSUASION_SPEECHES
     ballots_round: list[tuple[int, int | None, float]] = []
     last_round: list[tuple[int, int | None, float]] = []
     first_exile_round: dict[int, list[tuple[int, int | None]]] = {}
@@ -496,7 +501,7 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
             if beliefs:
                 b = {int(k): float(v) for k, v in beliefs.items()}
                 avail.belief_reports += 1
-                if kind in ("speech", "last_words"):
+                if kind in SPEECH_DECISIONS:
                     avail.belief_reports_at_speech += 1
                 explicit = line.get("intended_vote")
                 phase = line.get("asked_in") or line.get("phase") or "D0"
@@ -569,7 +574,7 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
                 if c.roles or checks:
                     avail.speeches_with_claims += 1
                     claims_log.append((pos, s, day, c.roles, checks))
-            if kind in ("discussion", "pk"):
+            if kind in PERSUASION_SPEECHES:
                 speeches.append((pos, s, day, kind))
                 if sheriff is not None and s == sheriff and kind == "discussion":
                     sheriff_speech_pos[day] = pos  # the summing-up (the sheriff speaks last)

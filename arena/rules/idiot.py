@@ -3,17 +3,34 @@ his lost vote and the refusal of ballots for him are in :mod:`arena.rules.vote`.
 
 ``idiot_after_reveal=no_vote_punish_voters`` (003): every player whose ballot named him in the vote that
 exiled him loses his vote in the next day's exile vote (public :class:`VotersPunished`).
+
+``idiot_after_reveal=may_interject`` (004 §C role 10, R65, OQ43): from his reveal on, a living revealed idiot
+may talk with whoever is speaking by day, never with a player giving last words. The engine offers it after
+each day speech by another seat (campaign, campaign PK, discussion, PK): the idiot is asked
+``idiot_interject`` (free text, default ``"pass"`` = he stays silent); if he says something it is a public
+``interjection`` speech and the speaker is asked ``interjection_reply`` (default ``"pass"`` = no answer),
+a public ``interjection_reply`` speech when answered. One exchange per speech. His vote is gone as under
+``no_vote`` (vote.py: a revealed idiot never votes, whatever the value of the switch).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.events import VotersPunished
-from arena.types import parse_phase
+from arena.actions import Speak
+from arena.events import Speech, VotersPunished
+from arena.types import Kind, parse_phase
 
 if TYPE_CHECKING:
-    from arena.engine import Game
+    from arena.engine import Flow, Game
+
+#: Interjections and replies are remarks, not speeches with a time slot (R64 is silent): the shortest
+#: speech length the engine grants (speech.speak_legal's floor), one immutable legal set for all of them.
+INTERJECTION = Speak(max_chars=600, seconds=None)
+PASS = "pass"
+_SILENT = frozenset({"pass", "过"})
+#: Speech kinds during which the idiot may talk with the speaker: every day speech but last words.
+_INTERJECTABLE = frozenset({"campaign", "campaign_pk", "discussion", "pk"})
 
 
 def punish_voters(game: "Game", idiot: int) -> None:
@@ -27,3 +44,42 @@ def punish_voters(game: "Game", idiot: int) -> None:
     voters = sorted(e.voter for e in ballots if (e.ballot == "pk", e.round) == last_round and e.target == idiot)
     if voters:
         game.emit(VotersPunished(phase=phase, seat=idiot, seats=voters, day=parse_phase(phase)[1] + 1))
+
+
+def is_silence(text: str) -> bool:
+    """``"pass"`` (or 过), whatever the case and a closing full stop: the seat says nothing."""
+    return text.strip().rstrip(".。!！").strip().lower() in _SILENT
+
+
+def interjecting_idiots(game: "Game", speaker: int, *, election: bool = False) -> list[int]:
+    """The revealed idiots who may talk with ``speaker`` now, in seat order (one on every real board).
+
+    Living, or, in an election held before the night's deaths are announced, dead in that night: such
+    players still take part in the election as if alive (R49, OQ14), and silencing him there would
+    announce his death early."""
+    state = game.state
+    night = "N" + state.phase[1:]
+    out = []
+    for seat, player in state.players.items():
+        if not player.idiot_revealed or seat == speaker:
+            continue
+        if player.alive or (election and player.death_phase == night):
+            out.append(seat)
+    return sorted(out)
+
+
+def interject(game: "Game", speaker: int, kind: str, *, election: bool = False) -> "Flow":
+    """R138 ``may_interject``: after ``speaker``'s day speech of ``kind``, each revealed idiot may talk with him."""
+    if game.sw.idiot_after_reveal != "may_interject" or kind not in _INTERJECTABLE:
+        return
+    for idiot in interjecting_idiots(game, speaker, election=election):
+        phase = game.state.phase
+        text = yield from game.ask(idiot, Kind.IDIOT_INTERJECT, INTERJECTION, PASS,
+                                   context={"speaker": speaker, "speech": kind})
+        if is_silence(text):
+            continue
+        game.emit(Speech(phase=phase, seat=idiot, kind="interjection", text=text))
+        reply = yield from game.ask(speaker, Kind.INTERJECTION_REPLY, INTERJECTION, PASS,
+                                    context={"idiot": idiot, "speech": kind})
+        if not is_silence(reply):
+            game.emit(Speech(phase=phase, seat=speaker, kind="interjection_reply", text=reply))

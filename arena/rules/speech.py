@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ChooseBool, Speak, SpeechOrderChoice
 from arena.events import BadgeMoved, RoleRevealed, SelfDestructed, Speech, SpeechOrder
-from arena.rules import wolves
+from arena.rules import idiot, wolves
 from arena.types import Cause, Kind, parse_phase
 
 if TYPE_CHECKING:
@@ -106,6 +106,8 @@ def speeches(game: "Game", order: list[int], kind: str, *, election: bool = Fals
         text = yield from game.ask(seat, decision, speak_legal(game, seat, last=i == len(order) - 1), "pass",
                                    context={"speech": kind})
         game.emit(Speech(phase=game.state.phase, seat=seat, kind=kind, text=text))
+        if game.sw.idiot_after_reveal == "may_interject":  # R138 (004 §C): the revealed idiot may talk with him
+            yield from idiot.interject(game, seat, kind, election=election)
 
 
 def offer_self_destruct(game: "Game", before_speaker: int, *, election: bool = False) -> "Flow":

@@ -409,13 +409,15 @@
     center.innerHTML = title + '<div class="' + cls + '" data-seq="' + (e ? e.seq : -1) + '" data-type="' + (e ? e.type : "") + '">' + body + "</div>";
   }
 
+  const SPEECH_DECISIONS = ["speech", "last_words", "idiot_interject", "interjection_reply"];
+
   function speechDecision(e) {
     // the decision line that produced this speech, if it is among the lines this view may show
     let found = null;
     for (const di of viewData().decisions) {
       const d = DEC[di];
       if (d.at > e.seq) break;
-      if (d.seat === e.seat && (d.kind === "speech" || d.kind === "last_words")) found = d;
+      if (d.seat === e.seat && SPEECH_DECISIONS.includes(d.kind)) found = d;
     }
     return found && found.value === e.text ? found : null;
   }
