@@ -218,18 +218,24 @@ def decision_fields(record: DecisionRecord, agent: Any, answer: Answer | None,
                     latency: float | None) -> dict[str, Any]:
     """A decision line's fields, in :class:`DecisionLine`'s order (a test holds the two together)."""
     req = record.request
-    meta = answer.meta if answer is not None else {}
-    return {
+    meta = answer.meta if answer is not None else None
+    fields = {
         "type": "decision", "id": req.id, "seat": req.seat, "kind": req.kind, "phase": req.phase,
         "asked_in": req.asked_in, "legal": req.legal.to_json(), "default": req.default, "answer": record.answer,
-        "value": record.value, "refused": record.refused, "error": record.error or meta.get("error"),
-        "defaulted": bool(meta.get("no_answer") or meta.get("fallback")),
+        "value": record.value, "refused": record.refused, "error": record.error, "defaulted": False,
         "visibility": {"to": "seats", "seats": [req.seat], "team": None},
-        "agent": getattr(agent, "spec", None), "attempts": meta.get("attempts", []), "prompt": meta.get("prompt"),
-        "raw_reply": meta.get("raw_reply"), "reasoning": answer.reasoning if answer else None,
-        "notes": answer.notes if answer else None, "beliefs": answer.beliefs if answer else None,
-        "memory": meta.get("memory"), "usage": meta.get("usage"), "latency_ms": latency,
+        "agent": getattr(agent, "spec", None), "attempts": [], "prompt": None, "raw_reply": None,
+        "reasoning": None, "notes": None, "beliefs": None, "memory": None, "usage": None, "latency_ms": latency,
     }
+    if answer is not None:
+        fields["reasoning"], fields["notes"], fields["beliefs"] = answer.reasoning, answer.notes, answer.beliefs
+    if meta:  # a bot's answers carry none: their lines skip these look-ups
+        fields["error"] = record.error or meta.get("error")
+        fields["defaulted"] = bool(meta.get("no_answer") or meta.get("fallback"))
+        fields["attempts"] = meta.get("attempts", [])
+        for name in ("prompt", "raw_reply", "memory", "usage"):
+            fields[name] = meta.get(name)
+    return fields
 
 
 def decision_line(record: DecisionRecord, agent: Any, answer: Answer | None, latency: float | None) -> DecisionLine:

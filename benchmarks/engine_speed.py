@@ -36,15 +36,23 @@ def engine_only(preset: str, games: int) -> float:
     return games / (time.process_time() - start)
 
 
+SIZES: dict[str, float] = {}  # per-game averages seen by the last with_agents run
+
+
 def with_agents(preset: str, games: int, transcripts: bool) -> float:
+    decisions = events = 0
     start = time.process_time()
     for seed in range(games):
         setup = GameSetup(preset=preset, seed=seed)
         n = setup.resolve().players
         agents = [RandomBot(s, seed) for s in range(1, n + 1)]
         writer = TranscriptWriter(stream=io.StringIO()) if transcripts else None
-        play_sync(setup, agents, writer=writer)
-    return games / (time.process_time() - start)
+        result = play_sync(setup, agents, writer=writer)
+        decisions += result.decisions
+        events += len(result.game.log)
+    elapsed = time.process_time() - start
+    SIZES.update(decisions=decisions / games, events=events / games, us_per_decision=elapsed / decisions * 1e6)
+    return games / elapsed
 
 
 def peak_memory_kib(preset: str, games: int) -> float:
@@ -69,6 +77,8 @@ def main() -> None:
     print(f"preset {args.preset}, {g} games each, bot:random seats, one process")
     print(f"engine only (inline random answers):       {engine_only(args.preset, g):8.1f} games/s")
     print(f"driver + bot:random agents, no transcript:  {with_agents(args.preset, g, False):8.1f} games/s")
+    print(f"  per game: {SIZES['decisions']:.0f} decisions, {SIZES['events']:.0f} events; "
+          f"{SIZES['us_per_decision']:.1f} us of CPU per decision, everything included")
     print(f"driver + agents + JSONL transcript (memory): {with_agents(args.preset, g, True):8.1f} games/s")
     print(f"peak traced memory over {min(g, 200)} games:        {peak_memory_kib(args.preset, min(g, 200)):8.0f} KiB")
     if args.profile:
