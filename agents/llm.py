@@ -2,8 +2,9 @@
 
 One decision:
 
-1. Render the prompt from the seat's observation (``agents.llm_prompts``): rules and role, the
-   history (full or rolling summary), the seat's own notes, the question and the answer format.
+1. Render the prompt from the seat's observation (``agents.llm_prompts``): rules, answer format
+   and role, the history (full or rolling summary), then the state line, the seat's own notes and
+   the question.
 2. Ask the provider (through :class:`~agents.providers.wrapper.ManagedProvider`: timeouts,
    retries, caps, usage) for the structured answer of ``agents.llm_answer``.
 3. Read the JSON (native structured output, or extracted from prose) and check the action with

@@ -1,9 +1,12 @@
 """Prompts for an LLM seat, rendered from ``prompts/<lang>/llm_*.yaml`` and from the seat's
 :class:`~arena.observation.Observation` alone (its visible events; nothing else about the game).
 
-Layout, for provider prompt caches: the system message (rules of the board in force, then the
-role briefing) and the history come first and only ever grow at the end; the question comes last.
-The history is one part per phase, the last one marked as the end of the cacheable prefix.
+Layout, for provider prompt caches: the system message (rules of the board in force, how to read
+the record and answer, then the seat and its role briefing) and the history come first and only ever
+grow at the end; whatever changes from one question to the next (the state line, the seat's notes,
+the question) comes last. The history is one part per phase, the last one marked as the end of the
+cacheable prefix. Under full memory each prompt therefore starts with the whole of the seat's
+previous prompt but for its last part (unless the seat's card has changed).
 
 Memory strategies:
 
@@ -352,7 +355,7 @@ class PromptBuilder:
     def role_text(self, view: SeatView) -> str:
         ro = self.book.roles
         if view.role is None:
-            return "\n" + ro["unknown_role"] + "\n"
+            return "\n" + fmt(ro["unknown_role"], seat=self.seat) + "\n"
         brief = self.memory == "summary" and "brief" in ro
         table = ro.get("brief" if brief else "roles", {})
         header = ro.get("header_brief", ro["header"]) if brief else ro["header"]
@@ -386,13 +389,15 @@ class PromptBuilder:
 
     def question(self, request: Any, view: SeatView, legal_text: str, notes: str | None,
                  belief_seats: list[int], speech_chars: int | None) -> str:
+        """The prompt's last part, all of it volatile: the state line, the notes, the question.
+        The seat, its card and the answer format are not repeated here: the system prompt has them
+        (summary memory's compact card leaves the answer format out, so there the question ends
+        with a one-line JSON shape)."""
         d = self.book.decisions
         r = self.renderer
         night = view.phase.startswith("N")
         phase_name = fmt(d["phase_night" if night else "phase_day"], n=view.phase[1:])
-        role = r.role(view.role) if view.role else "?"
-        now = fmt(d.get("now_short", d["now"]) if self.memory == "summary" else d["now"], phase_name=phase_name, seat=self.seat, role=role,
-                  alive=r.seats(sorted(view.alive)), sheriff=r.s(view.sheriff))
+        now = fmt(d["now"], phase_name=phase_name, alive=r.seats(sorted(view.alive)), sheriff=r.s(view.sheriff))
         ctx = dict(request.context or {})
         fields: dict[str, Any] = {"seat": self.seat, "phase": request.phase, "legal": legal_text, "kind": request.kind}
         for key, value in ctx.items():
@@ -413,12 +418,12 @@ class PromptBuilder:
         template = d["kinds"].get(request.kind, d["kinds"]["_default"])
         ask = fmt(template, **fields)
         lines = [now, fmt(d["notes"], notes=notes) if notes else d["no_notes"], ask]
-        if belief_seats and d.get("beliefs_ask"):
+        if self.memory == "summary":
+            lines.append(fmt(d["answer_short"], legal=legal_text,
+                             beliefs_key=d["beliefs_key"].replace("{{", "{").replace("}}", "}") if belief_seats else "")
+                         .strip())
+        elif belief_seats:
             lines.append(d["beliefs_ask"])
-        answer = d.get("answer_short", d["answer_format"]) if self.memory == "summary" else d["answer_format"]
-        lines.append(fmt(answer, legal=legal_text,
-                         beliefs_key=d["beliefs_key"].replace("{{", "{").replace("}}", "}") if belief_seats else "")
-                     .strip())
         return "\n".join(lines)
 
     def repair(self, error: str, legal_text: str) -> str:

@@ -365,6 +365,37 @@ def test_two_hundred_flaky_games():
     assert sum(check_flaky_game(seed) for seed in range(100, 300)) > 0
 
 
+def test_full_history_prompts_keep_a_stable_prefix():
+    """Full memory: each model call of a seat starts with the seat's whole previous prompt but for
+    its last part (the state line, the notes and the question), and over two seeded games of
+    stand-in seats at least 80% of the prompt tokens are that shared prefix (issue 4's target;
+    `benchmarks/llm_budget.py` measures the same share over more games)."""
+    from agents.registry import make_agent
+    from arena.engine import GameSetup
+    from arena.referee import run_game
+
+    stable = tokens = 0
+    for seed in (0, 1):
+        agents = [make_agent("mock:bench", seat=s, seed=seed, memory="full") for s in range(1, 13)]
+        sent: dict[int, list[list]] = {}
+        for agent in agents:
+            mock = agent.provider.provider
+
+            def record(messages, *, _generate=mock.generate, _seat=agent.seat, **kwargs):
+                sent.setdefault(_seat, []).append(list(messages))
+                return _generate(messages, **kwargs)
+            mock.generate = record
+        asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=seed), agents))
+        for seat, prompts in sent.items():
+            for before, after in zip(prompts, prompts[1:]):
+                text = "\n".join(m.text for m in before)
+                kept = text[: len(text) - len(before[-1].parts[-1].text)]
+                assert "\n".join(m.text for m in after).startswith(kept), f"seat {seat}: the prefix changed"
+        stable += sum(a.provider.provider.stable_prefix_tokens for a in agents)
+        tokens += sum(a.usage.input for a in agents)
+    assert stable / tokens >= 0.80, f"stable-prefix share {stable / tokens:.1%}"
+
+
 def test_summary_memory_uses_fewer_prompt_tokens_than_full_history():
     full = _play("mock:calm", 3, memory="full")[2]
     summary = _play("mock:calm", 3, memory="summary")[2]
