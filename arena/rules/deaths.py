@@ -122,18 +122,11 @@ def knife_alone_wins(game: "Game", night: "Night") -> bool:
     if night.extra.get("knife_void") or night.extra.get("elder_absorbs") == target:
         return False  # an immunity or the elder's extra life takes it (R28)
     state = game.state
-    before = contenders(state)
     dying = {target}
     partner = state.partner(target)
     if partner is not None:
         dying.add(partner)
-    for seat in dying:
-        state.players[seat].alive = False
-    try:
-        return check_winner(state, before) is not None
-    finally:  # a hypothetical check: restore exactly what was flipped
-        for seat in dying:
-            state.players[seat].alive = True
+    return check_winner(state, contenders(state), also_dead=frozenset(dying)) is not None
 
 
 # ---- death skills -------------------------------------------------------------------------

@@ -124,12 +124,14 @@ def _wolves_meet_goal(state: GameState, alive: list[int]) -> str | None:
     return None
 
 
-def check_winner(state: GameState, before: set[Camp]) -> tuple[Winner, str] | None:
+def check_winner(state: GameState, before: set[Camp], *,
+                 also_dead: frozenset[int] = frozenset()) -> tuple[Winner, str] | None:
     """The result after a batch, by priority lovers > wolves > village (R98), or None.
 
     ``before`` is :func:`contenders` taken just before the batch: an eliminated camp cannot win (R99).
+    ``also_dead`` asks "what if these died too?" without touching the state (R35's knife-first check).
     """
-    alive = state.alive_seats()
+    alive = [s for s in state.alive_seats() if s not in also_dead] if also_dead else state.alive_seats()
     camp_by_seat = camps(state)
     alive_camps = [camp_by_seat[s] for s in alive]
     if Camp.LOVERS in before and alive and all(c == Camp.LOVERS for c in alive_camps):
