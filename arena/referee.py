@@ -293,6 +293,8 @@ async def run_table(table: Table) -> None:
 def run_table_sync(table: Table) -> None:
     """The same loop without an event loop, for agents that all decide synchronously (bots)."""
     game = table.game
+    deciders = [agent.decide_sync for agent in table.agents]  # looked up once: this loop is the bots' hot path
+    observation = table.observation
     table.flush_events()
     while not game.over:
         requests = game.pending()
@@ -300,9 +302,8 @@ def run_table_sync(table: Table) -> None:
             break
         answers = {}
         for r in requests:
-            agent = table.agents[r.seat - 1]
             try:
-                answer = agent.decide_sync(table.observation(r.seat), r)
+                answer = deciders[r.seat - 1](observation(r.seat), r)
             except Exception as exc:
                 answer = _fault(r, exc)
             answers[r.id] = answer
