@@ -48,7 +48,6 @@ import random
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import yaml
@@ -56,9 +55,10 @@ import yaml
 from agents.base import SyncAgent
 from arena.actions import Answer, DecisionRequest, IllegalAnswer
 from arena.observation import Observation
+from arena.resources import data_dir
 from arena.types import Kind, Role, is_wolf_card, parse_phase
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PROMPTS_DIR = data_dir("prompts")
 SPEECH_FILE = "bot_speech.yaml"
 SPEECH_LANGS = ("en", "zh")
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import yaml
@@ -33,8 +32,9 @@ import yaml
 from agents.llm_answer import BELIEF_KINDS
 from agents.providers.base import ChatMessage, ContentPart
 from arena.observation import Observation, SeatView
+from arena.resources import data_dir
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PROMPTS_DIR = data_dir("prompts")
 LANGS = ("en", "zh")
 SKIPPED_EVENTS = frozenset({"night_step", "thought", "player_died", "phase_started"})
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")

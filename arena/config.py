@@ -9,15 +9,15 @@ is an error that names it.
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from arena.resources import data_dir
 from arena.types import Role
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+CONFIG_DIR = data_dir("configs")
 
 
 class ConfigError(ValueError):

@@ -7,13 +7,13 @@ see is narrated, through the same visibility filter as everything else.
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import yaml
 
 from arena.config import ConfigError
 from arena.events import Event
+from arena.resources import data_dir
 
 SEAT_FIELDS = {"seat", "cupid", "target", "from_seat", "witness", "wolf", "sheriff"}
 SEAT_LIST_FIELDS = {"lovers", "seats", "wolves", "seers"}
@@ -21,7 +21,7 @@ GENERIC = {"lovers_linked", "lovers_recognised", "thief_cards", "elder_life_lost
            "little_girl_peeked", "little_girl_caught", "little_girl_kill", "scapegoat_ban", "traveler_info",
            "seers_met", "witness_named", "hunting_gun_fired", "brother_kill", "wild_wolf_kill", "fire_wolf_used",
            "king_took", "maid_swapped", "aux_police_appointed", "voters_punished"}
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PROMPTS_DIR = data_dir("prompts")
 LANGS = ("en", "zh")
 
 

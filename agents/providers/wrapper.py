@@ -30,8 +30,9 @@ from agents.providers.base import (
     Usage,
 )
 from agents.providers.secrets import redact
+from arena.resources import data_dir
 
-PRICES_PATH = Path(__file__).resolve().parents[2] / "configs" / "prices.yaml"
+PRICES_PATH = data_dir("configs") / "prices.yaml"
 
 
 class CallPolicy(BaseModel):

@@ -12,11 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 
 import yaml
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent.parent / "prompts"
+from arena.resources import data_dir
+
+PROMPTS_DIR = data_dir("prompts")
 
 ROLE_WORDS_EN = {
     "seer": "seer", "prophet": "seer", "witch": "witch", "hunter": "hunter", "guard": "guard",
