@@ -1,12 +1,15 @@
 """Prompts for an LLM seat, rendered from ``prompts/<lang>/llm_*.yaml`` and from the seat's
 :class:`~arena.observation.Observation` alone (its visible events; nothing else about the game).
 
-Layout, for provider prompt caches: the system message (rules of the board in force, how to read
-the record and answer, then the seat and its role briefing) and the history come first and only ever
-grow at the end; whatever changes from one question to the next (the state line, the seat's notes,
-the question) comes last. The history is one part per phase, the last one marked as the end of the
-cacheable prefix. Under full memory each prompt therefore starts with the whole of the seat's
-previous prompt but for its last part (unless the seat's card has changed).
+Layout, for provider prompt caches (which serve any exact prefix the same account sent before, from
+any conversation): the system message starts with the rules of the board in force and how to read
+the record and answer, the same text for every seat of the table (nothing seat-specific in it, not
+even the seat number), marked as a cacheable prefix all seats share; then the seat's own briefing
+(seat, card, teammates, and under summary memory the card's rules for that role), marked too. The
+history follows, one part per phase, the last one marked as the end of the seat's cacheable prefix;
+whatever changes from one question to the next (the state line, the seat's notes, the question)
+comes last. Under full memory each prompt therefore starts with the whole of the seat's previous
+prompt but for its last part (unless the seat's card has changed), and with the table's rules.
 
 Memory strategies:
 
@@ -314,17 +317,19 @@ class PromptBuilder:
             counts[card.value] = counts.get(card.value, 0) + 1
         return counts
 
-    def system_text(self, observation: Observation) -> str:
-        """The rules of the board in force. Full memory: every switch that applies to the deck.
-        Summary memory: the compact card (``card``/``card_rules``), the same data but only the
-        switches that matter to the seat's own decisions, in short lines."""
+    def rule_lines(self, observation: Observation) -> tuple[list[str], list[str]]:
+        """The rule lines of the board in force: (the table's, the seat's own). Full memory: every
+        switch that applies to the deck, all of them the table's. Summary memory: the compact card
+        (``card_rules``), the same data but only the switches that matter to the seat's own
+        decisions; the lines for everyone (``_for: all``) are the table's, the lines for the seat's
+        role go with its briefing, so that the rules block stays the same for every seat."""
         sy = self.book.system
         deck = self.deck(observation)
-        deck_text = sy.get("deck_sep", ", ").join(
-            fmt(sy["deck_item"], role=self.renderer.role(r), count=n) for r, n in deck.items())
         card = self.memory == "summary" and "card" in sy
         role = observation.view().role if card else None
-        rules = []
+        role = getattr(role, "value", role)
+        table_lines: list[str] = []
+        seat_lines: list[str] = []
         for switch, table in ((sy.get("card_rules") if card else sy.get("rules")) or {}).items():
             if switch not in observation.switches:
                 continue
@@ -334,13 +339,27 @@ class PromptBuilder:
             needs_switch = table.get("_if")
             if needs_switch and not observation.switches.get(needs_switch):
                 continue
-            if card:
-                audience = table.get("_for", "all")
-                if audience != "all" and role not in audience:
-                    continue
+            audience = table.get("_for", "all") if card else "all"
+            if audience != "all" and role not in audience:
+                continue
             line = table.get(observation.switches[switch])
             if line:
-                rules.append(sy.get("rule_prefix", "- ") + line)
+                (table_lines if audience == "all" else seat_lines).append(sy.get("rule_prefix", "- ") + line)
+        return table_lines, seat_lines
+
+    def system_text(self, observation: Observation, rules: Sequence[str] | None = None) -> str:
+        """The rules of the board in force and how to read and answer: the same text for every seat
+        of the table (the seat and its card come after it, in :meth:`role_text`). Full memory: every
+        switch that applies to the deck. Summary memory: the compact card (``card``/``card_rules``)
+        with the switches that matter to every seat. ``rules``: the table's lines of
+        :meth:`rule_lines`, when already known."""
+        sy = self.book.system
+        deck = self.deck(observation)
+        deck_text = sy.get("deck_sep", ", ").join(
+            fmt(sy["deck_item"], role=self.renderer.role(r), count=n) for r, n in deck.items())
+        card = self.memory == "summary" and "card" in sy
+        if rules is None:
+            rules = self.rule_lines(observation)[0]
         title = observation.preset
         try:
             from arena.config import get_preset
@@ -352,7 +371,9 @@ class PromptBuilder:
         return fmt(sy["card" if card else "system"], players=observation.players, title=title, deck=deck_text,
                    rules="\n".join(rules), referee=self.book.mark).strip() + "\n"
 
-    def role_text(self, view: SeatView) -> str:
+    def role_text(self, view: SeatView, rules: Sequence[str] = ()) -> str:
+        """The seat's own briefing: its seat, card and teammates, then ``rules`` (summary memory:
+        the card's lines for this role)."""
         ro = self.book.roles
         if view.role is None:
             return "\n" + fmt(ro["unknown_role"], seat=self.seat) + "\n"
@@ -363,7 +384,8 @@ class PromptBuilder:
                  table.get(view.role, ro.get("default_role", ""))]
         if view.wolves and self.seat in view.wolves:
             lines.append(fmt(ro["team"], team=self.renderer.seats(view.wolves)))
-        return "\n" + (" " if brief else "\n").join(ln for ln in lines if ln) + "\n"
+        text = (" " if brief else "\n").join(ln for ln in lines if ln)
+        return "\n" + "\n".join([text, *rules]) + "\n"
 
     # -- the question --
     def legal_text(self, legal: Any) -> str:
@@ -432,8 +454,11 @@ class PromptBuilder:
     def build(self, observation: Observation, request: Any, *, notes: str | None = None,
               beliefs: bool = True, speech_chars: int | None = None) -> BuiltPrompt:
         view = observation.view()
-        system = ChatMessage(role="system", parts=(ContentPart(text=self.system_text(observation)),
-                                                   ContentPart(text=self.role_text(view), cache=True)))
+        table_rules, seat_rules = self.rule_lines(observation)
+        # Two cache marks: after the rules (every seat of the table sends the same), after the briefing.
+        system = ChatMessage(role="system", parts=(
+            ContentPart(text=self.system_text(observation, table_rules), cache=True),
+            ContentPart(text=self.role_text(view, seat_rules), cache=True)))
         history = render_history(self.renderer, observation.events, strategy=self.memory, window=self.window,
                                  speech_chars=self.speech_chars)
         belief_seats = sorted(s for s in view.alive if s != self.seat) if beliefs and request.kind in BELIEF_KINDS else []

@@ -20,7 +20,7 @@ from typing import Any
 from agents.llm import LLMAgent, LLMAgentOptions
 from agents.providers import make_provider
 from agents.providers.base import GenerateOptions, ProviderConfigError
-from agents.providers.mock import MockConfig
+from agents.providers.mock import MockConfig, table_cache
 from agents.providers.secrets import reject_key_options
 from agents.providers.wrapper import CallPolicy, ManagedProvider
 from agents.registry import AgentSpecError, register
@@ -96,7 +96,10 @@ def build_llm_agent(kind: str, rest: str, *, seat: int, seed: int = 0, **options
                     kwargs.setdefault(key, gen_opts[key])
             extra["model_kwargs"] = kwargs
         if kind == "mock":
-            extra = {"config": MockConfig(**{**mock_opts, "seed": seed * 1000 + seat})}
+            # The seat's own random stream; one simulated prompt cache for the table's stand-ins of
+            # this model (an account's cache is shared by all its conversations).
+            extra = {"config": MockConfig(**{**mock_opts, "seed": seed * 1000 + seat}),
+                     "cache": table_cache(model or "stand-in", seed, seat)}
         provider = make_provider(kind, model, base_url=base_url, timeout=policy.timeout, **extra)
     except ProviderConfigError:
         raise

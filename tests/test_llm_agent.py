@@ -13,7 +13,7 @@ import pytest
 from agents.llm import LLMAgent, LLMAgentOptions
 from agents.llm_answer import answer_schema, extract_json
 from agents.llm_prompts import PromptBuilder, quote_speech
-from agents.providers import GenerateOptions
+from agents.providers import ChatMessage, GenerateOptions
 from agents.providers.mock import INJECTION_SPEECH, MockConfig, MockProvider
 from agents.providers.wrapper import CallPolicy, ManagedProvider
 from arena.actions import ChooseBool, ChooseSeat, ChooseSeats, DecisionRequest, Speak
@@ -183,9 +183,44 @@ def test_prompt_is_built_from_events_and_switches_only():
     text = PromptBuilder("en", 5).build(obs, vote_request()).messages[0].text
     assert "werewolf ×3" in text and "guard" not in text.lower().split("rules in force")[1].split("how to read")[0]
     assert no_guard  # (switches of the other board are its own)
-    # cacheable layout: the system prompt ends with a cache mark, so does the history
-    assert built.messages[0].parts[-1].cache and built.messages[1].parts[-2].cache
+    # cacheable layout: cache marks after the table's rules, after the seat's briefing, after the history
+    assert [p.cache for p in built.messages[0].parts] == [True, True] and built.messages[1].parts[-2].cache
     assert built.messages[1].parts[-1].text.startswith("--- Now: day 1")
+
+
+TABLE_ROLES = {1: Role.SEER, 2: Role.WEREWOLF, 3: Role.VILLAGER, 4: Role.WITCH, 5: Role.WEREWOLF,
+               6: Role.HUNTER, 7: Role.VILLAGER, 8: Role.GUARD, 9: Role.WEREWOLF, 10: Role.VILLAGER,
+               11: Role.WEREWOLF, 12: Role.VILLAGER}
+
+
+@pytest.mark.parametrize("memory", ["full", "summary"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_rules_block_is_the_same_for_every_seat_of_a_table(lang, memory):
+    """The system prompt starts with the table's rules, byte for byte the same for all twelve seats
+    (an account-wide provider cache serves one seat's rules to the others), with no seat number in
+    it; the seat, its card and teammates come after it, in the seat's own briefing."""
+    wolves = [s for s, r in TABLE_ROLES.items() if r == Role.WEREWOLF]
+    blocks, briefings = set(), {}
+    for seat, role in TABLE_ROLES.items():
+        log = [e if e.type != "role_assigned" else RoleAssigned(phase="N1", seat=seat, role=role, visibility=only(seat))
+               for e in events(seat)]
+        if role == Role.WEREWOLF:
+            log.insert(3, WolfTeam(phase="N1", wolves=wolves, visibility=only(*wolves)))
+        system = PromptBuilder(lang, seat, memory=memory).build(observation(seat, lang, log), vote_request(seat)) \
+            .messages[0]
+        rules, briefing = system.parts
+        assert rules.cache and briefing.cache
+        assert not re.search(r"#\d", rules.text)
+        blocks.add(rules.text)
+        briefings[seat] = briefing.text
+        assert f"#{seat}" in briefing.text.splitlines()[1]  # the briefing opens with who the model is
+    assert len(blocks) == 1
+    assert len(set(briefings.values())) == 12
+    team = ", ".join(f"#{s}" for s in wolves)
+    assert all(team in briefings[s] for s in wolves) and team not in briefings[1]
+    if memory == "summary":  # the card's lines for one role are in that seat's briefing, not in the rules
+        seer_line = "A check shows only wolf or good." if lang == "en" else "查验只得知“狼人”或“好人”。"
+        assert seer_line in briefings[1] and seer_line not in blocks.pop() and seer_line not in briefings[4]
 
 
 def test_prefix_is_stable_as_the_game_grows():
@@ -365,18 +400,23 @@ def test_two_hundred_flaky_games():
     assert sum(check_flaky_game(seed) for seed in range(100, 300)) > 0
 
 
-def test_full_history_prompts_keep_a_stable_prefix():
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_full_history_prompts_keep_a_stable_prefix(lang):
     """Full memory: each model call of a seat starts with the seat's whole previous prompt but for
-    its last part (the state line, the notes and the question), and over two seeded games of
-    stand-in seats at least 80% of the prompt tokens are that shared prefix (issue 4's target;
-    `benchmarks/llm_budget.py` measures the same share over more games)."""
+    its last part (the state line, the notes and the question), and every prompt of a table starts
+    with the same rules block. Over two seeded games of stand-in seats at least 80% of the prompt
+    tokens are a prefix that an account-wide provider cache can serve (issue 4's target), more than
+    the prefix each seat shares with its own previous prompt (`benchmarks/llm_budget.py` measures
+    both over more games)."""
     from agents.registry import make_agent
     from arena.engine import GameSetup
     from arena.referee import run_game
 
-    stable = tokens = 0
+    stable = servable = tokens = 0
     for seed in (0, 1):
-        agents = [make_agent("mock:bench", seat=s, seed=seed, memory="full") for s in range(1, 13)]
+        agents = [make_agent("mock:bench", seat=s, seed=seed, memory="full", lang=lang) for s in range(1, 13)]
+        caches = {id(a.provider.provider.cache) for a in agents}
+        assert len(caches) == 1  # one simulated account cache for the table's stand-ins
         sent: dict[int, list[list]] = {}
         for agent in agents:
             mock = agent.provider.provider
@@ -386,14 +426,63 @@ def test_full_history_prompts_keep_a_stable_prefix():
                 return _generate(messages, **kwargs)
             mock.generate = record
         asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=seed), agents))
+        rules = {prompt[0].parts[0].text for prompts in sent.values() for prompt in prompts}
+        assert len(sent) == 12 and len(rules) == 1, "the rules block differs between seats or calls"
         for seat, prompts in sent.items():
             for before, after in zip(prompts, prompts[1:]):
                 text = "\n".join(m.text for m in before)
                 kept = text[: len(text) - len(before[-1].parts[-1].text)]
                 assert "\n".join(m.text for m in after).startswith(kept), f"seat {seat}: the prefix changed"
         stable += sum(a.provider.provider.stable_prefix_tokens for a in agents)
+        servable += sum(a.provider.provider.servable_prefix_tokens for a in agents)
         tokens += sum(a.usage.input for a in agents)
-    assert stable / tokens >= 0.80, f"stable-prefix share {stable / tokens:.1%}"
+    assert servable / tokens >= 0.80, f"account-wide servable share {servable / tokens:.1%}"
+    assert servable > stable, f"servable {servable / tokens:.1%} <= per-seat {stable / tokens:.1%}"
+
+
+def test_the_simulated_cache_serves_only_prefixes_sent_before():
+    """The stand-in's account cache: a prompt is served exactly the longest prefix that an earlier
+    prompt (of any seat) began with, never anything not sent before; the cached usage follows
+    OpenAI's rules (nothing under 1024 tokens, then 128-token blocks)."""
+    import os
+    import random
+
+    from agents.providers.mock import PrefixCache, table_cache
+
+    rng = random.Random(4)
+    cache, sent = PrefixCache(), []
+    stems = ["".join(rng.choice("ab") for _ in range(rng.randint(0, 12))) for _ in range(30)]
+    for _ in range(600):
+        prompt = rng.choice(stems) + "".join(rng.choice("abc") for _ in range(rng.randint(0, 10)))
+        best = max((len(os.path.commonprefix([p, prompt])) for p in sent), default=0)
+        served = cache.serve(prompt)
+        assert served == best, (prompt, served, best)
+        assert served == 0 or any(p.startswith(prompt[:served]) for p in sent)
+        sent.append(prompt)
+    assert 0 < len(cache) <= len(set(sent))  # a prompt that is a prefix of an earlier one adds nothing
+
+    # Two stand-ins of one account: the second is served what the first sent, a third alone is not.
+    shared = PrefixCache()
+    one, two = MockProvider("m", cache=shared), MockProvider("m", cache=shared)
+    alone = MockProvider("m")
+    rules = "R" * 6000  # 1500 tokens
+    first = [ChatMessage.of("system", rules, "seat 1"), ChatMessage.of("user", "q1")]
+    second = [ChatMessage.of("system", rules, "seat 2"), ChatMessage.of("user", "q2")]
+    options = GenerateOptions()
+    assert asyncio.run(one.generate(first, schema=None, options=options)).usage.cached == 0
+    usage = asyncio.run(two.generate(second, schema=None, options=options)).usage
+    assert two.servable_prefix_tokens == len(rules + "seat ") // 4 and two.stable_prefix_tokens == 0
+    assert usage.cached == 1408  # 1501 tokens served, in 128-token blocks
+    assert asyncio.run(alone.generate(second, schema=None, options=options)).usage.cached == 0
+    short = [ChatMessage.of("system", "r" * 4000, "seat 1")]  # ~1000 tokens shared: under OpenAI's minimum
+    asyncio.run(one.generate(short, schema=None, options=options))
+    assert asyncio.run(two.generate(short + [ChatMessage.of("user", "x" * 4000)], schema=None,
+                                    options=options)).usage.cached == 0
+
+    # The registry: one cache per (stand-in model, game seed); a seat built again opens a new table.
+    a, b = table_cache("bench", 9, 1), table_cache("bench", 9, 2)
+    assert a is b and table_cache("calm", 9, 3) is not a and table_cache("bench", 8, 3) is not a
+    assert table_cache("bench", 9, 1) is not a
 
 
 def test_summary_memory_uses_fewer_prompt_tokens_than_full_history():

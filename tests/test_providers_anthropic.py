@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from agents.providers import AnswerSchema, ChatMessage, GenerateOptions, make_provider
+from agents.providers import AnswerSchema, ChatMessage, ContentPart, GenerateOptions, make_provider
 from agents.providers.wrapper import CallPolicy, ManagedProvider
 from tests.llm_loopback import LoopbackServer, Reply, anthropic_message
 
@@ -62,6 +62,32 @@ def test_forced_tool_use_with_cache_control_and_usage():
     assert "cache_control" in blocks[1] and "cache_control" not in blocks[2]
     # anthropic 2.x's create() takes no temperature: the adapter leaves it out rather than fail
     assert "temperature" not in body or body["temperature"] == 0.5
+
+
+def test_an_agent_prompt_keeps_its_cache_marks_within_the_api_limit():
+    """The agent marks the end of the table's rules (shared by every seat), of the seat's briefing
+    and of the history: three breakpoints, all kept, re-asks add none. Past Anthropic's limit of
+    four, the first mark (the rules) and the latest ones are kept."""
+    from agents.llm_prompts import PromptBuilder
+    from agents.providers.anthropic_provider import MAX_CACHE_BREAKPOINTS
+    from tests.test_llm_agent import observation, vote_request
+
+    provider = make_provider("anthropic", "claude-sonnet-4-6", base_url="http://127.0.0.1:9")
+    built = PromptBuilder("en", 5).build(observation(), vote_request()).messages
+    repaired = built + [ChatMessage.of("assistant", "prose"), ChatMessage.of("user", "repair: answer in JSON")]
+    for messages in (built, repaired):
+        params = provider.request_params(messages, SCHEMA, GenerateOptions())
+        blocks = params["system"] + [b for turn in params["messages"] for b in turn["content"]]
+        marked = [b["text"] for b in blocks if "cache_control" in b]
+        assert len(marked) == 3 <= MAX_CACHE_BREAKPOINTS
+        assert marked[0] == built[0].parts[0].text and "seat #5" not in marked[0]  # the rules, for every seat
+        assert marked[1] == built[0].parts[1].text and marked[2] == built[1].parts[-2].text
+    many = [ChatMessage(role="system", parts=(ContentPart(text="rules", cache=True),
+                                              ContentPart(text="briefing", cache=True)))]
+    many += [ChatMessage.of("user", f"part {i}", cache_last=True) for i in range(5)]
+    params = provider.request_params(many, SCHEMA, GenerateOptions())
+    blocks = params["system"] + [b for turn in params["messages"] for b in turn["content"]]
+    assert [b["text"] for b in blocks if "cache_control" in b] == ["rules", "part 2", "part 3", "part 4"]
 
 
 def test_extended_thinking_offers_the_tool_without_forcing_it_and_keeps_the_thinking():

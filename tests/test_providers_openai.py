@@ -60,6 +60,7 @@ def test_structured_answer_uses_strict_json_schema_and_reports_usage_and_cost():
     assert "minItems" not in json.dumps(fmt)  # stripped for strict mode
     assert body["temperature"] == 0.2 and body["seed"] == 3 and body["max_completion_tokens"] == 1024
     assert [m["content"] for m in body["messages"]] == ["rulesrole", "historyquestion"]
+    assert "cache" not in json.dumps(body["messages"])  # cache marks are Anthropic's: OpenAI caches by itself
 
 
 def test_reasoning_model_gets_reasoning_effort_and_no_temperature():

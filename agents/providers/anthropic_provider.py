@@ -4,7 +4,9 @@ The structured answer is a tool whose ``input_schema`` is the answer schema, for
 ``tool_choice``. Extended thinking (``thinking_budget``) cannot be combined with a forced tool, so
 with thinking on the tool is offered with ``tool_choice: auto`` and the prompt asks for it; a reply
 without the tool falls back to JSON extraction from the text. ``cache_control`` marks the end of
-each stable part of the prompt (the rules and role in the system prompt, then the history).
+each stable part of the prompt: the rules (the same for every seat of a table, so one seat's cache
+entry serves the others: Anthropic's cache is not per conversation), the seat's briefing, then the
+history.
 """
 
 from __future__ import annotations
@@ -143,9 +145,11 @@ def _block(text: str, cache: bool) -> dict[str, Any]:
 
 
 def _limit_breakpoints(blocks: list[dict[str, Any]]) -> None:
-    """Keep the last few cache marks: the latest prefix is the one the next call shares."""
+    """Keep at most the API's limit of cache marks: the first (the end of the rules, the prefix
+    every seat of the table sends) and the latest ones (the prefix the seat's next call shares).
+    The agent's prompts carry three (rules, seat briefing, history), so none is dropped today."""
     marked = [b for b in blocks if "cache_control" in b]
-    for b in marked[: max(len(marked) - MAX_CACHE_BREAKPOINTS, 0)]:
+    for b in marked[1: max(len(marked) - (MAX_CACHE_BREAKPOINTS - 1), 1)]:
         del b["cache_control"]
 
 

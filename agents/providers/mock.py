@@ -13,14 +13,25 @@ stand-in seats plays to its end. Faults, each drawn per call with its own probab
 ``injection``       a speech that pretends to be the referee ("[SYSTEM] ... seat 3 is a wolf")
 
 ``script`` replays fixed replies instead (a string is returned as text; ``{"error": 429}`` raises).
+
+Simulated caching is account-wide, as the providers' prompt caches are (they serve any exact prefix
+that the same organisation sent recently, whichever conversation sent it): every stand-in of one
+table that uses the same model shares one :class:`PrefixCache` (:func:`table_cache`), which serves
+a prompt the longest prefix it shares with ANY earlier prompt sent to it. ``usage.cached`` follows
+OpenAI's rules on that prefix (nothing under 1024 tokens, then 128-token blocks). Two raw counters
+sit beside it: ``stable_prefix_tokens`` (the prefix shared with the same seat's previous prompt)
+and ``servable_prefix_tokens`` (the prefix the account-wide cache could serve), both without the
+cache minimum.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import hashlib
 import json
 import random
+import weakref
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -67,19 +78,69 @@ def _tokens(chars: int) -> int:
     return max(chars // 4, 1) if chars else 0  # ~4 characters a token: good enough for budgets
 
 
+class PrefixCache:
+    """One account's prompt cache as the stand-in simulates it: every prompt sent through it is
+    kept (no expiry: a game lasts minutes), and a new prompt is served the longest prefix it shares
+    with any of them. The prompts are kept sorted; the string of a sorted set that shares the
+    longest prefix with a query is one of the query's two neighbours in that order, so a look-up is
+    a bisection and two prefix comparisons, however many prompts the table has sent."""
+
+    def __init__(self) -> None:
+        self._prompts: list[str] = []
+        self.seats: set[int] = set()  # the seats of the table that use it (see table_cache)
+
+    def __len__(self) -> int:
+        return len(self._prompts)
+
+    def longest_prefix(self, prompt: str) -> int:
+        """Characters of ``prompt`` that are a prefix of some prompt sent before (0 if none)."""
+        i = bisect.bisect_left(self._prompts, prompt)
+        return max((_common_prefix(self._prompts[j], prompt) for j in (i - 1, i) if 0 <= j < len(self._prompts)),
+                   default=0)
+
+    def serve(self, prompt: str) -> int:
+        """The servable prefix of ``prompt`` (in characters); then ``prompt`` itself is cached."""
+        served = self.longest_prefix(prompt)
+        if served < len(prompt):  # else it is a prefix of a prompt sent before: nothing new to serve
+            bisect.insort(self._prompts, prompt)
+        return served
+
+
+# The caches of the tables being played, by (stand-in model, game seed): the stand-ins of one table
+# share one, like the seats of a real table that use one model through one account. Held weakly,
+# so a table's cache goes when its seats do.
+_TABLE_CACHES: "weakref.WeakValueDictionary[tuple[str, int], PrefixCache]" = weakref.WeakValueDictionary()
+
+
+def table_cache(model: str, seed: int, seat: int) -> PrefixCache:
+    """The cache shared by the stand-ins named ``model`` of the table dealt with ``seed``. A seat
+    that is already at that table starts a new one (the same seed played again, e.g. under another
+    memory strategy), so a game never reads the prompts of an earlier game."""
+    key = (model, seed)
+    cache = _TABLE_CACHES.get(key)
+    if cache is None or seat in cache.seats:
+        cache = PrefixCache()
+        _TABLE_CACHES[key] = cache
+    cache.seats.add(seat)
+    return cache
+
+
 class MockProvider:
     name = "mock"
 
-    def __init__(self, model: str = "stand-in", config: MockConfig | dict[str, Any] | None = None):
+    def __init__(self, model: str = "stand-in", config: MockConfig | dict[str, Any] | None = None,
+                 cache: PrefixCache | None = None):
         self.model = model or "stand-in"
         self.config = config if isinstance(config, MockConfig) else MockConfig(**(config or {}))
         self._rng = random.Random(f"mock:{self.model}:{self.config.seed}")
         self._script = list(self.config.script or [])
-        self._prefixes: dict[str, str] = {}  # per conversation: the last prompt, for simulated caching
+        self.cache = cache if cache is not None else PrefixCache()  # the account's (alone: its own)
+        self._prefixes: dict[str, str] = {}  # per conversation: the last prompt (the per-seat measure)
         self.calls = 0
         self.faults_injected: dict[str, int] = {k: 0 for k in FAULT_KINDS}
         self.last_messages: list[ChatMessage] | None = None
         self.stable_prefix_tokens = 0  # tokens shared with the conversation's previous prompt
+        self.servable_prefix_tokens = 0  # tokens the account-wide cache could serve (no minimum)
 
     # ---- faults -----------------------------------------------------------------------------
     def _draw_fault(self) -> str | None:
@@ -102,8 +163,10 @@ class MockProvider:
         previous = self._prefixes.get(convo, "")
         common = _common_prefix(previous, prompt)
         self._prefixes[convo] = prompt
-        self.stable_prefix_tokens += _tokens(common) if common else 0
-        cached = _tokens(common) if _tokens(common) >= self.config.min_cached_tokens else 0
+        self.stable_prefix_tokens += _tokens(common)
+        served = _tokens(self.cache.serve(prompt))
+        self.servable_prefix_tokens += served
+        cached = served if served >= self.config.min_cached_tokens else 0
         cached = cached // 128 * 128  # providers cache in blocks
         return Usage(input=_tokens(len(prompt)), output=_tokens(output_chars), cached=cached)
 

@@ -67,7 +67,8 @@ class OpenAIProvider:
                        options: GenerateOptions) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.model,
-            # Parts are joined: OpenAI caches the longest shared prefix by itself.
+            # Parts are joined and their cache marks dropped: OpenAI caches by itself, serving any
+            # exact prefix (from 1024 tokens on) that recent requests sent, whichever conversation.
             "messages": [{"role": m.role, "content": m.text} for m in messages],
         }
         if self.local:
