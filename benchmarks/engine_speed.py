@@ -1,6 +1,6 @@
 """Games per second and peak memory of the referee with `bot:random` seats (one core, one process).
 
-    python benchmarks/engine_speed.py [--games 2000] [--preset std-12-guard] [--transcripts]
+    python benchmarks/engine_speed.py [--games 2000] [--preset std-12-guard] [--breakdown] [--profile]
 
 Prints figures; it asserts nothing. Rates use this process's CPU time (time.process_time), so a busy
 shared machine slows them less than wall time would; still, compare ratios within one run.
@@ -66,11 +66,35 @@ def peak_memory_kib(preset: str, games: int) -> float:
     return peak / 1024
 
 
+def object_costs(preset: str, games: int) -> None:
+    """The cost of the objects every game makes many of, against the cost of a whole game."""
+    import timeit
+
+    from arena.actions import Answer, DecisionRequest
+    from arena.events import Speech
+    from arena.rules.speech import YES_OR_NO
+
+    per_game = 1 / with_agents(preset, games, False)
+    decisions, events = SIZES["decisions"], SIZES["events"]
+    n = 50_000
+    event = timeit.timeit(lambda: Speech(phase="D1", seat=3, kind="discussion", text="pass"), number=n) / n
+    request = timeit.timeit(lambda: DecisionRequest(1, 2, "self_destruct", "D1", "D1", YES_OR_NO, False,
+                                                    {"before_speaker": 3}), number=n) / n
+    answer = timeit.timeit(lambda: Answer(value=False), number=n) / n
+    print(f"a game: {per_game * 1e3:.2f} ms CPU, {decisions:.0f} decisions, {events:.0f} events")
+    for name, cost, count in (("event (validated, frozen pydantic model)", event, events),
+                              ("decision request (frozen dataclass)", request, decisions),
+                              ("answer", answer, decisions)):
+        print(f"  {name:42s} {cost * 1e6:5.2f} us each, {count * cost / per_game:4.0%} of a game")
+    print(f"300 games/s leaves {1e6 / 300 / decisions:.1f} us per decision; now {per_game * 1e6 / decisions:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--preset", default="std-12-guard")
     parser.add_argument("--profile", action="store_true", help="print the top functions by cumulative time")
+    parser.add_argument("--breakdown", action="store_true", help="print what the most numerous objects cost")
     args = parser.parse_args()
     g = args.games
     Game(GameSetup(preset=args.preset, seed=0))  # warm caches (config files, pydantic schemas)
@@ -81,6 +105,8 @@ def main() -> None:
           f"{SIZES['us_per_decision']:.1f} us of CPU per decision, everything included")
     print(f"driver + agents + JSONL transcript (memory): {with_agents(args.preset, g, True):8.1f} games/s")
     print(f"peak traced memory over {min(g, 200)} games:        {peak_memory_kib(args.preset, min(g, 200)):8.0f} KiB")
+    if args.breakdown:
+        object_costs(args.preset, min(g, 300))
     if args.profile:
         prof = cProfile.Profile()
         prof.enable()
