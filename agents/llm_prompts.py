@@ -126,10 +126,47 @@ class EventRenderer:
         body = self._body(e)
         return None if body is None else f"{self.b.mark} {body}"
 
+    def phase_lines(self, events: Sequence[Any], speech_limit: int) -> list[str]:
+        """Summary memory's kept phase: each event on its line (speeches cut to ``speech_limit``),
+        but the ballots of one vote on one line (``ballots``: who voted for whom, grouped by target),
+        the same facts as one line per ballot in fewer tokens."""
+        out: list[str] = []
+        i = 0
+        while i < len(events):
+            e = events[i]
+            if e.type == "ballot_cast" and "ballots" in self.t["events"]:
+                j = i
+                while (j < len(events) and events[j].type == "ballot_cast" and events[j].ballot == e.ballot
+                       and events[j].round == e.round):
+                    j += 1
+                out.append(self.ballots_line(events[i:j]))
+                i = j
+                continue
+            ln = self.line(e, speech_limit=speech_limit)
+            if ln:
+                out.append(ln)
+            i += 1
+        return out
+
+    def ballots_line(self, ballots: Sequence[Any]) -> str:
+        ev = self.t["events"]
+        groups: dict[int | None, list[str]] = {}
+        for b in ballots:
+            voter = self.s(b.voter)
+            if b.weight != 1:
+                voter += fmt(ev["ballots_weight"], weight=f"{b.weight:g}")
+            groups.setdefault(b.target, []).append(voter)
+        parts = [fmt(ev["ballots_group"], voters=", ".join(v), target=self.s(t))
+                 for t, v in sorted(((t, v) for t, v in groups.items() if t is not None), key=lambda tv: tv[0])]
+        if None in groups:
+            parts.append(fmt(ev["ballots_abstain"], voters=", ".join(groups[None])))
+        name = self.t.get("ballot_names", {}).get(ballots[0].ballot, ballots[0].ballot)
+        return f"{self.b.mark} " + fmt(ev["ballots"], ballot=name, groups=ev.get("ballots_sep", "; ").join(parts))
+
     def phase_line(self, phase: str, events: Sequence[Any]) -> str | None:
         """One phase folded into one line of referee facts (no speech, ballot or speaking order)."""
         skip = set(self.t.get("digest_skip", ()))
-        facts = [b for b in (self._body(e) for e in events
+        facts = [b for b in (self._body(e) for e in self._digest_events(events)
                              if e.type not in SKIPPED_EVENTS and e.type not in skip and e.type != "speech") if b]
         if not facts:
             return None
@@ -139,6 +176,26 @@ class EventRenderer:
             text = text[:limit].rstrip() + self.t.get("digest_cut", "…")
         return fmt(self.t.get("digest_line", "{mark} {phase}: {facts}"), mark=self.b.mark,
                    phase=self.phase_name(phase), facts=text)
+
+    @staticmethod
+    def _digest_events(events: Sequence[Any]) -> list[Any]:
+        """A phase's events for its digest line, without a death announcement that only repeats
+        deaths the line already states (the exiled, a self-destructed wolf, the hunter's target)."""
+        dead: set[int] = set()
+        kept: list[Any] = []
+        for e in events:
+            if e.type == "deaths_announced" and e.seats and set(e.seats) <= dead:
+                continue
+            if e.type == "exile_result" and e.seat is not None:
+                dead.add(e.seat)
+            elif e.type == "self_destructed":
+                dead.add(e.seat)
+            elif e.type == "hunter_shot":
+                dead.add(e.target)
+            elif e.type == "idiot_revealed":
+                dead.discard(e.seat)
+            kept.append(e)
+        return kept
 
     def phase_name(self, phase: str) -> str:
         return fmt(self.t.get("digest_phase_night" if phase.startswith("N") else "digest_phase_day", "{p}"),
@@ -267,7 +324,7 @@ def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: 
             parts.append("\n".join(digest_lines) + "\n")
         limit = speech_chars or int(t.get("summary_speech_chars", 200))
         for phase, evs in recent:
-            lines = [ln for ln in (renderer.line(e, speech_limit=limit) for e in evs) if ln]
+            lines = renderer.phase_lines(evs, limit)
             if lines:
                 parts.append("\n".join([renderer.phase_header(phase), *lines]) + "\n")
     else:
@@ -355,9 +412,10 @@ class PromptBuilder:
         :meth:`rule_lines`, when already known."""
         sy = self.book.system
         deck = self.deck(observation)
-        deck_text = sy.get("deck_sep", ", ").join(
-            fmt(sy["deck_item"], role=self.renderer.role(r), count=n) for r, n in deck.items())
         card = self.memory == "summary" and "card" in sy
+        deck_text = sy.get("deck_sep", ", ").join(
+            fmt(sy["deck_item_one"] if card and n == 1 and "deck_item_one" in sy else sy["deck_item"],
+                role=self.renderer.role(r), count=n) for r, n in deck.items())
         if rules is None:
             rules = self.rule_lines(observation)[0]
         title = observation.preset
@@ -413,13 +471,14 @@ class PromptBuilder:
                  belief_seats: list[int], speech_chars: int | None) -> str:
         """The prompt's last part, all of it volatile: the state line, the notes, the question.
         The seat, its card and the answer format are not repeated here: the system prompt has them
-        (summary memory's compact card leaves the answer format out, so there the question ends
-        with a one-line JSON shape)."""
+        (summary memory's compact card gives the JSON shape in one line; a question that wants beliefs
+        adds their shape)."""
         d = self.book.decisions
         r = self.renderer
         night = view.phase.startswith("N")
         phase_name = fmt(d["phase_night" if night else "phase_day"], n=view.phase[1:])
-        now = fmt(d["now"], phase_name=phase_name, alive=r.seats(sorted(view.alive)), sheriff=r.s(view.sheriff))
+        now_key = "now_short" if self.memory == "summary" and "now_short" in d else "now"
+        now = fmt(d[now_key], phase_name=phase_name, alive=r.seats(sorted(view.alive)), sheriff=r.s(view.sheriff))
         ctx = dict(request.context or {})
         fields: dict[str, Any] = {"seat": self.seat, "phase": request.phase, "legal": legal_text, "kind": request.kind}
         for key, value in ctx.items():
@@ -440,12 +499,8 @@ class PromptBuilder:
         template = d["kinds"].get(request.kind, d["kinds"]["_default"])
         ask = fmt(template, **fields)
         lines = [now, fmt(d["notes"], notes=notes) if notes else d["no_notes"], ask]
-        if self.memory == "summary":
-            lines.append(fmt(d["answer_short"], legal=legal_text,
-                             beliefs_key=d["beliefs_key"].replace("{{", "{").replace("}}", "}") if belief_seats else "")
-                         .strip())
-        elif belief_seats:
-            lines.append(d["beliefs_ask"])
+        if belief_seats:
+            lines.append(d["beliefs_short" if self.memory == "summary" and "beliefs_short" in d else "beliefs_ask"])
         return "\n".join(lines)
 
     def repair(self, error: str, legal_text: str) -> str:

@@ -90,7 +90,8 @@ def main() -> None:
     args = ap.parse_args()
     by_day: dict[str, dict[int, list[list[int]]]] = {}
     for memory in ("full", "summary"):
-        rows = [play(memory, seed, args.latency) for seed in range(args.seed, args.seed + args.games)]
+        seeds = range(args.seed, args.seed + args.games)
+        rows = [play(memory, seed, args.latency) for seed in seeds]
         for r in rows:
             for day, row in r["per_day"].items():
                 by_day.setdefault(memory, {}).setdefault(day, []).append(row)
@@ -105,6 +106,9 @@ def main() -> None:
         print(f"{memory:8s} games={n} days/game={days:.1f} llm_calls/game={calls:.0f} "
               f"prompt_tokens/game={tokens:,.0f} tokens/day={tokens / days:,.0f} cached_share={cached:.1%} "
               f"wall/sequential_bound={ratio:.2f}")
+        longest = max(zip(seeds, rows), key=lambda sr: sr[1]["input"])
+        print(f"{'':8s} largest game: seed {longest[0]}, {longest[1]['days']} days, "
+              f"{longest[1]['calls']} calls, {longest[1]['input']:,} prompt tokens")
         print(f"{'':8s} stable prefix shared with the seat's own previous prompt: {stable:.1%}")
         print(f"{'':8s} prefix servable by an account-wide prefix cache (what the providers cache): {servable:.1%}")
     print("per day (night d + day d; mean over the games that reached it):")

@@ -547,6 +547,34 @@ def test_summary_card_is_generated_from_the_board_and_keeps_only_the_seat_s_swit
     assert "werewolf ×3" in PromptBuilder("en", 5, memory="summary").build(nine, vote_request()).messages[0].text
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_summary_memory_says_each_fact_once(lang):
+    """The ballots of one vote on one line, grouped by target (who voted for whom stays in); a
+    folded phase does not repeat a death its line already states; the JSON shape is in the card,
+    not in every question."""
+    from arena.events import BallotCast, ExileResult, VoteResult
+
+    ballots = [BallotCast(phase="D1", ballot="exile", voter=v, target=t, weight=w)
+               for v, t, w in ((1, 3, 1), (2, 3, 1), (4, 6, 2), (8, None, 1))]
+    day1 = events(extra=[*ballots, VoteResult(phase="D1", ballot="exile", tally={3: 2, 6: 2}, top=[3, 6],
+                                               voters=[1, 2, 4]),
+                         ExileResult(phase="D1", seat=3, reason="vote"),
+                         DeathsAnnounced(phase="D1", seats=[3], death_phase="D1")])
+    builder = PromptBuilder(lang, 5, memory="summary")
+    built = builder.build(observation(lang=lang, log=day1), vote_request())
+    text = built.messages[1].text
+    ballot_lines = [ln for ln in text.splitlines() if "→" in ln]
+    assert len(ballot_lines) == 1 and "#1, #2 → #3" in ballot_lines[0] and "#4" in ballot_lines[0]
+    assert "×2" in ballot_lines[0] and "#8" in ballot_lines[0]
+    assert '"reasoning"' in built.messages[0].parts[0].text and '"reasoning"' not in built.messages[1].parts[-1].text
+    assert '"beliefs"' in built.messages[1].parts[-1].text
+    later = day1 + [PhaseStarted(phase="N2"), PhaseStarted(phase="D2"),
+                    DeathsAnnounced(phase="D2", seats=[], death_phase="N2")]
+    digest = builder.build(observation(lang=lang, log=later), vote_request()).messages[1].parts[0].text
+    d1 = next(ln for ln in digest.splitlines() if "D1" in ln or "第1天" in ln)
+    assert "#7" in d1 and d1.count("#3") == 2  # in the tally and exiled: no "Died: #3" after it
+
+
 def test_a_summary_game_stays_under_100k_prompt_tokens_flat_per_call():
     from agents.registry import make_agent
     from arena.engine import GameSetup
