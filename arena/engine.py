@@ -13,8 +13,8 @@ an agent or reads the clock. All randomness comes from named streams derived fro
 from __future__ import annotations
 
 import random
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Generator, Iterable
 
 from arena.actions import DecisionRequest, IllegalAnswer

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Awaitable, Callable, Sequence
 
@@ -21,9 +21,9 @@ from pydantic_core import to_json
 from arena import __version__
 from arena.actions import Answer, DecisionRequest
 from arena.engine import DecisionRecord, Game, GameSetup
-from arena.events import Event, only
+from arena.events import Event
 from arena.observation import Observation
-from arena.transcript import DecisionLine, EventLine, HeaderLine, ResultLine, SeatAgent, TranscriptWriter
+from arena.transcript import DecisionLine, HeaderLine, ResultLine, SeatAgent, TranscriptWriter
 
 
 @dataclass

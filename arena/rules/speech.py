@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 # R64 ``speech_seconds``: (normal, auxiliary police, sheriff / last speaker)
 _SECONDS = {"none": None, "tiered_120_150_180": (120, 150, 180), "flat_120": (120, 120, 120),
             "flat_90_last_120": (90, 90, 120)}
-CHARS_PER_SECOND = 4
-YES_OR_NO = ChooseBool()  # legal sets are immutable: one instance serves every offer  # a spoken pace, to turn a time limit into a length a model can respect
+CHARS_PER_SECOND = 4  # a spoken pace, to turn a time limit into a length a model can respect
+YES_OR_NO = ChooseBool()  # legal sets are immutable: one instance serves every offer
 
 
 def speech_seconds(game: "Game", seat: int, *, last: bool = False) -> int | None:

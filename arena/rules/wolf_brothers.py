@@ -1,7 +1,7 @@
 """The wolf brothers (R166-R167, 003).
 
 - Big wolf brother (狼兄): a wolf card that knifes and is seen as a wolf; he cannot self-destruct
-  (:func:`arena.rules.wolves.can_self_destruct`).
+  (:data:`arena.rules.wolves.SELF_DESTRUCT_CARDS`).
 - Little wolf brother (狼弟): recognises the wolves on N1 (he is in the ``wolf_team``). While the big
   brother lives he is latent: he does not knife and the seer sees him as good. On the night after the big
   brother dies he awakens: at his own step (before the knife) he wakes alone and may kill one other living

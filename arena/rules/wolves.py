@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeat
 from arena.events import WolfKnife, WolfKnifeVote, only
-from arena.types import WOLF_CARDS, Kind, Role, is_wolf_card
+from arena.types import WOLF_CARDS, Kind, Role
 
 if TYPE_CHECKING:
     from arena.engine import Flow, Game
@@ -56,16 +56,8 @@ SELF_DESTRUCT_CARDS = WOLF_CARDS - {Role.BIG_WOLF_BROTHER}
 
 
 def self_destruct_seats(game: "Game") -> list[int]:
-    """The seats that may self-destruct now (R66), in seat order. Asked before every speech, so it is
-    one pass over the players rather than :func:`can_self_destruct` per wolf (the same rule)."""
+    """R66: the living wolf cards (not the big wolf brother) when the rules have self-destruct, in
+    seat order. Asked before every speech (R67), so it is one pass over the players."""
     if not game.sw.self_destruct:
         return []
     return [s for s, p in game.state.players.items() if p.alive and p.card in SELF_DESTRUCT_CARDS]
-
-
-def can_self_destruct(game: "Game", seat: int) -> bool:
-    """R66: a living wolf card (not the big wolf brother), when the rules have self-destruct."""
-    if not game.sw.self_destruct or not game.state.is_alive(seat):
-        return False
-    card = game.state.card(seat)
-    return is_wolf_card(card) and card != Role.BIG_WOLF_BROTHER
