@@ -15,9 +15,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, Callable, Generator, Iterable
 
-from arena.actions import DecisionRequest, IllegalAnswer
+from arena.actions import NO_CONTEXT, DecisionRequest, IllegalAnswer
 from arena.config import RuleSet, resolve_rules
 from arena.events import (
     AnswerRefused,
@@ -77,8 +78,8 @@ def _resolved_rules(key: tuple[str, tuple[tuple[str, Any], ...]]) -> RuleSet:
     return resolve_rules(key[0], dict(key[1]))
 
 
-def _seat_then_id(request: DecisionRequest) -> tuple[int, int]:
-    return request.seat, request.id
+#: Requests sort by seat, then by id (a request is a named tuple: ``id`` first, ``seat`` second).
+_seat_then_id = itemgetter(1, 0)
 
 
 @dataclass(slots=True)
@@ -132,27 +133,28 @@ class Game:
         if self.over:
             raise RuntimeError("the game is over")
         values: dict[int, Any] = {}
-        pending = self._pending
-        if len(pending) > 1:
-            pending = sorted(pending, key=_seat_then_id)
-        for request in pending:
+        record = self.decisions.append
+        for request in self._pending:  # already in seat order: ask_all sorts them
             answer = answers.get(request.id, request.default)
             try:
                 value = request.legal.check(answer)
-                refused, error = False, None
+                error = None
             except IllegalAnswer as exc:
-                value, refused, error = request.default, True, str(exc)
-            self.decisions.append(DecisionRecord(request, answer, value, refused, error))
-            thought = thoughts.get(request.id) if thoughts else None
-            if thought and any(thought.get(k) for k in ("reasoning", "notes", "beliefs")):
-                self.emit(Thought(phase=self.state.phase, visibility=only(request.seat), seat=request.seat,
-                                  decision_id=request.id, reasoning=thought.get("reasoning"),
-                                  notes=thought.get("notes"), beliefs=thought.get("beliefs")))
-            if refused:
+                value, error = request.default, str(exc)
+            record(DecisionRecord(request, answer, value, error is not None, error))
+            if thoughts:
+                self._record_thought(request, thoughts.get(request.id))
+            if error is not None:
                 self.emit(AnswerRefused(phase=self.state.phase, visibility=only(request.seat), seat=request.seat,
-                                        decision_id=request.id, kind=request.kind, error=error or "", used=value))
+                                        decision_id=request.id, kind=request.kind, error=error, used=value))
             values[request.id] = value
         self._advance(values)
+
+    def _record_thought(self, request: DecisionRequest, thought: dict[str, Any] | None) -> None:
+        if thought and any(thought.get(k) for k in ("reasoning", "notes", "beliefs")):
+            self.emit(Thought(phase=self.state.phase, visibility=only(request.seat), seat=request.seat,
+                              decision_id=request.id, reasoning=thought.get("reasoning"),
+                              notes=thought.get("notes"), beliefs=thought.get("beliefs")))
 
     def rng(self, name: str) -> random.Random:
         """A named random stream derived from the game's seed (ARCHITECTURE principle 10)."""
@@ -170,10 +172,9 @@ class Game:
     def request(self, seat: int, kind: str, legal: Any, default: Any = None, *, phase: str | None = None,
                 context: dict[str, Any] | None = None) -> DecisionRequest:
         asked_in = self.state.phase
-        req = DecisionRequest(self._next_request_id, seat, kind, phase or asked_in, asked_in, legal, default,
-                              context or {})
         self._next_request_id += 1
-        return req
+        return DecisionRequest(self._next_request_id - 1, seat, kind, phase or asked_in, asked_in, legal, default,
+                               context or NO_CONTEXT)
 
     def ask(self, seat: int, kind: str, legal: Any, default: Any = None, *, phase: str | None = None,
             context: dict[str, Any] | None = None) -> Flow:
@@ -183,7 +184,9 @@ class Game:
         return answers[req.id]
 
     def ask_all(self, requests: Iterable[DecisionRequest]) -> Flow:
-        """Ask several seats at once (simultaneous decisions, R82); returns {seat: value}."""
+        """Ask several seats at once (simultaneous decisions, R82); returns {seat: value}.
+
+        The requests are put in seat order here, the order in which ``submit`` applies them."""
         reqs = sorted(requests, key=_seat_then_id)
         if not reqs:
             return {}

@@ -6,7 +6,6 @@ writer; ``arena.state`` folds them into the game state; ``arena.observation`` fi
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -36,12 +35,18 @@ REFEREE = Visibility(to="referee")
 
 
 def only(*seats: int, team: str | None = None) -> Visibility:
-    return _only(tuple(sorted(set(seats))), team)
+    """The visibility "these seats only". Visibilities are immutable, so one instance per seat set is
+    shared by every event that has it (a game asks for a few dozen, mostly of a single seat)."""
+    key = (seats, team)
+    visibility = _ONLY.get(key)
+    if visibility is None:
+        if len(_ONLY) > 4096:
+            _ONLY.clear()
+        visibility = _ONLY[key] = Visibility(to="seats", seats=tuple(sorted(set(seats))), team=team)
+    return visibility
 
 
-@lru_cache(maxsize=4096)
-def _only(seats: tuple[int, ...], team: str | None) -> Visibility:
-    return Visibility(to="seats", seats=seats, team=team)  # immutable, so shared between events
+_ONLY: dict[tuple[tuple[int, ...], str | None], Visibility] = {}
 
 
 class _Event(BaseModel):

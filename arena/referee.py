@@ -71,20 +71,31 @@ class SeatLog:
         return bisect.bisect_left(self.positions, upto)
 
 
-class LazyObservation(Observation):
-    """An :class:`Observation` whose events are filtered only if the agent reads them."""
+class TableInfo:
+    """What every observation of one table shares: read through, never copied per decision."""
 
-    def __init__(self, seat_log: SeatLog, upto: int, shown_upto: int, players: int, preset: str,
-                 switches: dict[str, Any], lang: str):
-        self.seat_log = seat_log
-        self._upto = upto
-        self._shown_upto = shown_upto
-        self._events: list[Event] | None = None
-        self.seat = seat_log.seat
+    __slots__ = ("players", "preset", "switches", "lang")
+
+    def __init__(self, players: int, preset: str, switches: dict[str, Any], lang: str):
         self.players = players
         self.preset = preset
         self.switches = switches
         self.lang = lang
+
+
+class LazyObservation(Observation):
+    """An :class:`Observation` whose events are filtered only if the agent reads them.
+
+    One is made per decision (about 150 a bot game), so it holds four references and derives the
+    rest on access."""
+
+    _events: list[Event] | None = None
+
+    def __init__(self, seat_log: SeatLog, upto: int, shown_upto: int, info: TableInfo):
+        self.seat_log = seat_log
+        self._upto = upto
+        self._shown_upto = shown_upto
+        self._info = info
 
     @property  # type: ignore[override]
     def events(self) -> list[Event]:
@@ -96,6 +107,26 @@ class LazyObservation(Observation):
     @property  # type: ignore[override]
     def new_from(self) -> int:
         return self.seat_log.count_until(self._shown_upto)
+
+    @property  # type: ignore[override]
+    def seat(self) -> int:
+        return self.seat_log.seat
+
+    @property  # type: ignore[override]
+    def players(self) -> int:
+        return self._info.players
+
+    @property  # type: ignore[override]
+    def preset(self) -> str:
+        return self._info.preset
+
+    @property  # type: ignore[override]
+    def switches(self) -> dict[str, Any]:
+        return self._info.switches
+
+    @property  # type: ignore[override]
+    def lang(self) -> str:
+        return self._info.lang
 
 
 def _agent_version(agent: Any, lang: str) -> str | None:
@@ -140,6 +171,7 @@ class Table:
         self._players = n
         self._preset_id = game.rules.preset.id
         self._records_written = 0
+        self._info = TableInfo(n, self._preset_id, self._switches, lang)
         self.meta: dict[int, Answer] = {}
         self.latency: dict[int, float] = {}
         self.abandoned = False
@@ -152,8 +184,7 @@ class Table:
     def observation(self, seat: int) -> Observation:
         log = self.seat_logs[seat]
         upto = len(self.game.log)
-        obs = LazyObservation(log, upto, log.last_shown_upto, self._players, self._preset_id, self._switches,
-                              self.lang)
+        obs = LazyObservation(log, upto, log.last_shown_upto, self._info)
         log.last_shown_upto = upto
         return obs
 
@@ -186,9 +217,10 @@ class Table:
                 rid = record.request.id
                 self.writer.write_json(decision_line_json(record, self.agents[record.request.seat - 1],
                                                           self.meta.get(rid), self.latency.get(rid)))
-        # Every answer handed in has been recorded by now (the engine records each pending request).
-        self.meta.clear()
-        self.latency.clear()
+            # Every answer handed in has been recorded by now (the engine records each pending request).
+            self.meta.clear()
+        if self.latency:
+            self.latency.clear()
         self._records_written = len(records)
 
     def result_line(self) -> ResultLine:
@@ -202,13 +234,17 @@ class Table:
     # ---- one round of questions ----------------------------------------------------------------
     def submit(self, answers: dict[int, Answer]) -> None:
         values = {}
-        thoughts = {}
+        thoughts = None
         for rid, a in answers.items():
-            if not a.meta.get("no_answer"):
+            meta = a.meta
+            if not (meta and meta.get("no_answer")):
                 values[rid] = a.value
             if a.reasoning or a.notes or a.beliefs:
+                if thoughts is None:
+                    thoughts = {}
                 thoughts[rid] = {"reasoning": a.reasoning, "notes": a.notes, "beliefs": a.beliefs}
-        self.meta.update(answers)
+        if self.writer is not None:  # the decision lines read each answer's meta
+            self.meta.update(answers)
         self.game.submit(values, thoughts)
         self.flush_decisions()
         self.flush_events()
@@ -296,10 +332,8 @@ def run_table_sync(table: Table) -> None:
     deciders = [agent.decide_sync for agent in table.agents]  # looked up once: this loop is the bots' hot path
     observation = table.observation
     table.flush_events()
-    while not game.over:
-        requests = game.pending()
-        if not requests:
-            break
+    requests = game.pending()
+    while requests:  # the engine asks nothing more once the game is over
         answers = {}
         for r in requests:
             try:
@@ -308,6 +342,7 @@ def run_table_sync(table: Table) -> None:
                 answer = _fault(r, exc)
             answers[r.id] = answer
         table.submit(answers)
+        requests = game.pending()
 
 
 def _start(setup: GameSetup, agents: Sequence[Any], specs: Sequence[str] | None, writer: TranscriptWriter | None,

@@ -6,6 +6,7 @@ Seats are plain integers 1..N. Display names come from templates in ``prompts/``
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import lru_cache
 
 
 class Role(StrEnum):
@@ -83,11 +84,12 @@ class Cause(StrEnum):
 
 
 CAUSE_PRECEDENCE = list(Cause)
+_CAUSE_RANK = {cause: rank for rank, cause in enumerate(CAUSE_PRECEDENCE)}
 
 
 def primary_cause(causes: set[Cause] | list[Cause]) -> Cause:
     """The recorded cause when several lethal effects hit one player in a batch (R7, OQ3)."""
-    return min(causes, key=CAUSE_PRECEDENCE.index)
+    return min(causes, key=_CAUSE_RANK.__getitem__)
 
 
 class Kind(StrEnum):
@@ -138,8 +140,10 @@ def phase_name(is_night: bool, number: int) -> str:
     return f"{'N' if is_night else 'D'}{number}"
 
 
+@lru_cache(maxsize=256)
 def parse_phase(phase: str) -> tuple[bool, int]:
-    """Inverse of :func:`phase_name`; raises ValueError on anything else."""
+    """Inverse of :func:`phase_name`; raises ValueError on anything else. (Cached: the state asks it
+    for the day number and the night flag many times a game, of a handful of phases.)"""
     if len(phase) < 2 or phase[0] not in "ND" or not phase[1:].isdigit() or int(phase[1:]) < 1:
         raise ValueError(f"not a phase: {phase!r} (expected N<k> or D<k>, k >= 1)")
     return phase[0] == "N", int(phase[1:])

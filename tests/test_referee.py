@@ -94,3 +94,59 @@ def test_pending_names_seat_kind_and_legal_set() -> None:
             assert 1 <= r.seat <= 12 and r.legal.check(r.default) == r.default or r.legal.type == "seat"
         game.submit({r.id: r.default for r in requests})
     assert {"guard", "wolf_kill"} <= seen
+
+
+class Meddler:
+    """An agent that tries to change the request it is handed before answering it."""
+
+    spec = "test:meddler"
+    deterministic = True
+
+    def __init__(self, seat: int, seed: int):
+        self.inner = RandomBot(seat, seed)
+        self.blocked = 0
+
+    def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
+        for name, value in (("default", "nonsense"), ("legal", None), ("seat", 99)):
+            try:
+                setattr(request, name, value)
+            except AttributeError:
+                self.blocked += 1
+        return self.inner.decide_sync(observation, request)
+
+
+def test_an_agent_cannot_change_the_request_it_answers() -> None:
+    """Requests are immutable: what the referee checks an answer against is what it asked."""
+    setup = GameSetup(preset="std-12-guard", seed=4)
+    meddlers = [Meddler(s, 4) for s in range(1, 13)]
+    result = play_sync(setup, meddlers)
+    reference = play_sync(setup, [RandomBot(s, 4) for s in range(1, 13)])
+    assert sum(m.blocked for m in meddlers) == 3 * result.decisions
+    assert [(d.request.kind, d.value) for d in result.game.decisions] == \
+        [(d.request.kind, d.value) for d in reference.game.decisions]
+
+
+def test_observations_carry_the_seat_and_the_table_facts() -> None:
+    """Each observation names its own seat and the table's board, switches and language, and its
+    events are exactly what that seat may see up to the decision."""
+    seen: list[tuple[Observation, DecisionRequest, int]] = []
+
+    class Recorder(RandomBot):
+        def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
+            seen.append((observation, request, len(game_log)))
+            return super().decide_sync(observation, request)
+
+    setup = GameSetup(preset="std-12-guard", seed=6)
+    game = Game(setup)
+    game_log = game.log
+    from arena.referee import Table, run_table_sync
+
+    table = Table(game, [Recorder(s, 6) for s in range(1, 13)], lang="zh")
+    run_table_sync(table)
+    assert len(seen) == len(game.decisions)
+    switches = game.rules.switches.model_dump(mode="json")
+    for observation, request, upto in seen[::7]:
+        assert observation.seat == request.seat
+        assert (observation.players, observation.preset, observation.lang) == (12, "std-12-guard", "zh")
+        assert observation.switches == switches
+        assert list(observation.events) == [e for e in game.log[:upto] if e.visibility.allows(request.seat)]

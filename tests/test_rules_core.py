@@ -465,25 +465,20 @@ def test_R138_interjection_in_a_later_election_and_OQ14_night_dead_idiot():
 
 # ---- win checks --------------------------------------------------------------------------------
 
-def _kill(g: Game, *seats: int) -> None:
-    for seat in seats:
-        g.state.players[seat].alive = False  # a hypothetical position, for the win check only
-
-
 def test_R98_simultaneous_results_wolves_before_village():
     """R98 (R177 case 4): when one check meets the village's and the wolves' conditions, the wolves win."""
     g = game(rules=NO_SHERIFF)
     before = {Camp.VILLAGE, Camp.WOLVES}
-    _kill(g, 1, 2, 3, 4, 5, 6, 7, 8)  # the last wolf and the last god gone together
-    assert check_winner(g.state, before)[0] == Winner.WOLVES
+    gone = frozenset({1, 2, 3, 4, 5, 6, 7, 8})  # the last wolf and the last god gone together (hypothetically)
+    assert check_winner(g.state, before, also_dead=gone)[0] == Winner.WOLVES
 
 
 def test_R99_eliminated_camp_cannot_win_later():
     """R99: a camp can win at a check only if it had a qualifying living member just before the batch."""
     g = game(rules=NO_SHERIFF)
-    _kill(g, 1, 2, 3, 4, 9, 10, 11, 12)
-    assert check_winner(g.state, {Camp.VILLAGE})[0] == Winner.VILLAGE
-    assert check_winner(g.state, {Camp.VILLAGE, Camp.WOLVES})[0] == Winner.WOLVES
+    gone = frozenset({1, 2, 3, 4, 9, 10, 11, 12})
+    assert check_winner(g.state, {Camp.VILLAGE}, also_dead=gone)[0] == Winner.VILLAGE
+    assert check_winner(g.state, {Camp.VILLAGE, Camp.WOLVES}, also_dead=gone)[0] == Winner.WOLVES
 
 
 def test_R170_camps_follow_the_cards():

@@ -85,12 +85,12 @@ def lovers_step(game: "Game", night: "Night") -> "Flow":
 def lovers_knife_holders(game: "Game") -> list[int]:
     """R26, R148 (003, ``cupid_camp=always_third``): when every wolves-camp player is dead and a lovers-camp
     member lives, the lovers camp holds the knife: its living members decide by the knife's consensus."""
-    from arena.rules.victory import camp_of
-    from arena.types import Camp
-
     state = game.state
     if game.sw.cupid_camp != "always_third" or state.lovers is None:
         return []
+    from arena.rules.victory import camp_of
+    from arena.types import Camp
+
     camps = {s: camp_of(state, s) for s in state.alive_seats()}
     if any(c == Camp.WOLVES for c in camps.values()):
         return []

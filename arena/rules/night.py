@@ -72,10 +72,10 @@ class Night:
     protected: set[int] = field(default_factory=set)  # everyone the guard protects (splash, R29)
     saves: set[int] = field(default_factory=set)  # further antidote-like saves (003's original potion)
     poisons: list[int] = field(default_factory=list)  # further poisons (003's original potion)
+    phase: str = field(init=False)  # "N<number>": read by every step, so computed once
 
-    @property
-    def phase(self) -> str:
-        return f"N{self.number}"
+    def __post_init__(self) -> None:
+        self.phase = f"N{self.number}"
 
 
 def steps_for(game: "Game", number: int) -> list[str]:

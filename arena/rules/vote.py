@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.actions import ChooseSeat
+from arena.actions import choose_seat
 from arena.events import BallotCast, PkPlatform, REFEREE, VoteResult, PUBLIC
 from arena.types import Kind
 
@@ -26,6 +26,10 @@ def tally(ballots: dict[int, int | None], weights: dict[int, float]) -> tuple[di
     return {t: h / 2 for t, h in sorted(halves.items())}, top
 
 
+_BALLOT_KINDS = {"sheriff": Kind.SHERIFF_VOTE, "sheriff_pk": Kind.SHERIFF_PK_VOTE, "exile": Kind.VOTE,
+                 "pk": Kind.PK_VOTE}
+
+
 def lover_ban(game: "Game", voter: int, ballot: str) -> int | None:
     """R85: a lover may not vote for the other lover (exile votes, or every vote per switch)."""
     if ballot in ("sheriff", "sheriff_pk") and game.sw.lover_vote_ban_scope != "all_votes":
@@ -36,14 +40,13 @@ def lover_ban(game: "Game", voter: int, ballot: str) -> int | None:
 def cast(game: "Game", ballot: str, voters: list[int], targets: list[int], round_no: int = 1,
          weights: dict[int, float] | None = None) -> "Flow":
     """Collect simultaneous ballots (R82), publish them per ``ballot_visibility``, return (tally, top)."""
-    kind = {"sheriff": Kind.SHERIFF_VOTE, "sheriff_pk": Kind.SHERIFF_PK_VOTE, "exile": Kind.VOTE,
-            "pk": Kind.PK_VOTE}[ballot]
+    kind = _BALLOT_KINDS[ballot]
     requests = []
     for voter in voters:
         banned = lover_ban(game, voter, ballot)
         # Nobody may vote for himself (OQ26); a ballot for oneself or a banned seat is refused.
-        options = tuple(t for t in targets if t != voter and t != banned)
-        requests.append(game.request(voter, kind, ChooseSeat(options=options), None,
+        options = tuple([t for t in targets if t != voter and t != banned])
+        requests.append(game.request(voter, kind, choose_seat(options), None,
                                      context={"candidates": list(targets), "round": round_no}))
     ballots = yield from game.ask_all(requests)
     weights = weights or {}
