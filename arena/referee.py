@@ -168,10 +168,8 @@ class Table:
         self.seat_logs = {s: SeatLog(s, game.log) for s in range(1, n + 1)}
         self._written = 0
         self._switches = _switches_json(game.rules.switches)
-        self._players = n
-        self._preset_id = game.rules.preset.id
         self._records_written = 0
-        self._info = TableInfo(n, self._preset_id, self._switches, lang)
+        self._info = TableInfo(n, game.rules.preset.id, self._switches, lang)
         self.meta: dict[int, Answer] = {}
         self.latency: dict[int, float] = {}
         self.abandoned = False

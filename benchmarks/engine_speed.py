@@ -94,10 +94,6 @@ def object_costs(preset: str, games: int) -> None:
     print(f"300 games/s leaves {1e6 / 300 / decisions:.1f} us per decision; now {per_game * 1e6 / decisions:.1f}")
 
 
-def repeated(label: str, run: Callable[[], float], rates: dict[str, list[float]]) -> None:
-    rates.setdefault(label, []).append(run())
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="games per repeat (seeds 0..games-1)")
@@ -110,14 +106,18 @@ def main() -> None:
     Game(GameSetup(preset=args.preset, seed=0))  # warm caches (config files, pydantic schemas)
     with_agents(args.preset, min(g, 20), True)
     print(f"preset {args.preset}, bot:random seats, one process: {g} games, {args.repeat} repeats of each figure")
-    rates: dict[str, list[float]] = {}
+    modes: tuple[tuple[str, Callable[[], float]], ...] = (
+        ("engine only (inline random answers)", lambda: engine_only(args.preset, g)),
+        ("driver + bot:random agents, no transcript", lambda: with_agents(args.preset, g, False)),
+        ("driver + agents + JSONL transcript (memory)", lambda: with_agents(args.preset, g, True)),
+    )
+    rates: dict[str, list[float]] = {label: [] for label, _ in modes}
     sizes: dict[str, float] = {}
     for _ in range(args.repeat):  # the modes take turns, so a slow spell of the machine hits them alike
-        repeated("engine only (inline random answers)", lambda: engine_only(args.preset, g), rates)
-        repeated("driver + bot:random agents, no transcript", lambda: with_agents(args.preset, g, False), rates)
-        if not sizes or SIZES["us_per_decision"] < sizes["us_per_decision"]:
-            sizes = dict(SIZES)
-        repeated("driver + agents + JSONL transcript (memory)", lambda: with_agents(args.preset, g, True), rates)
+        for label, run in modes:
+            rates[label].append(run())
+            if label == modes[1][0] and (not sizes or SIZES["us_per_decision"] < sizes["us_per_decision"]):
+                sizes = dict(SIZES)  # the per-game figures of the fastest driver repeat
     print(f"{'games/s':>55s} {'fastest':>8s} {'median':>8s}")
     for label, values in rates.items():
         print(f"{label:46s} {max(values):17.1f} {statistics.median(values):8.1f}")

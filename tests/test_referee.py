@@ -10,7 +10,7 @@ from agents.bots import RandomBot
 from arena.actions import Answer, DecisionRequest
 from arena.engine import Game, GameSetup, new_game
 from arena.observation import Observation
-from arena.referee import play_sync, run_game
+from arena.referee import Table, play_sync, run_game, run_table_sync
 from arena.transcript import TranscriptWriter
 
 
@@ -129,17 +129,13 @@ def test_an_agent_cannot_change_the_request_it_answers() -> None:
 def test_observations_carry_the_seat_and_the_table_facts() -> None:
     """Each observation names its own seat and the table's board, switches and language, and its
     events are exactly what that seat may see up to the decision."""
+    game = Game(GameSetup(preset="std-12-guard", seed=6))
     seen: list[tuple[Observation, DecisionRequest, int]] = []
 
     class Recorder(RandomBot):
         def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
-            seen.append((observation, request, len(game_log)))
+            seen.append((observation, request, len(game.log)))
             return super().decide_sync(observation, request)
-
-    setup = GameSetup(preset="std-12-guard", seed=6)
-    game = Game(setup)
-    game_log = game.log
-    from arena.referee import Table, run_table_sync
 
     table = Table(game, [Recorder(s, 6) for s in range(1, 13)], lang="zh")
     run_table_sync(table)
