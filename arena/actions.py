@@ -175,6 +175,10 @@ def choose_seat(options: tuple[int, ...], allow_none: bool = True) -> ChooseSeat
     return ChooseSeat(options=options, allow_none=allow_none)
 
 
+#: Legal sets are immutable, so the two that never vary are shared by every request that has them.
+YES_OR_NO = ChooseBool()
+ONLY_NO = ChooseOption(options=(False,))  # a yes/no question this seat may only answer no to (R9)
+
 LegalSet = Union[ChooseSeat, ChooseBool, ChooseSeats, ChooseOption, SpeechOrderChoice, Speak]
 
 

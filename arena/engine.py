@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any, Callable, Generator, Iterable
+from typing import Any, Callable, Generator, Iterable, NamedTuple, Sequence
 
 from arena.actions import NO_CONTEXT, DecisionRequest, IllegalAnswer
 from arena.config import RuleSet, resolve_rules
@@ -36,7 +36,8 @@ from arena.events import (
 from arena.state import GameState, Player, apply_event
 from arena.types import Role, Winner, is_wolf_card, phase_name
 
-Flow = Generator[list[DecisionRequest], dict[int, Any], Any]
+#: A rule step: yields batches of requests, receives their checked values in the same order.
+Flow = Generator[list[DecisionRequest], list[Any], Any]
 
 
 class SetupError(ValueError):
@@ -82,9 +83,8 @@ def _resolved_rules(key: tuple[str, tuple[tuple[str, Any], ...]]) -> RuleSet:
 _seat_then_id = itemgetter(1, 0)
 
 
-@dataclass(slots=True)
-class DecisionRecord:
-    """A decision as the referee saw it: asked, answered, applied."""
+class DecisionRecord(NamedTuple):
+    """A decision as the referee saw it: asked, answered, applied (immutable, one per decision)."""
 
     request: DecisionRequest
     answer: Any
@@ -130,24 +130,35 @@ class Game:
 
     def submit(self, answers: dict[int, Any], thoughts: dict[int, dict[str, Any]] | None = None) -> None:
         """Answer every pending request (missing ids get their default). Refusals are recorded."""
-        if self.over:
+        self.submit_in_order([answers.get(r.id, r.default) for r in self._pending], thoughts)
+
+    def submit_in_order(self, answers: Sequence[Any], thoughts: dict[int, dict[str, Any]] | None = None) -> None:
+        """Answer the pending requests with one answer each, in the order :meth:`pending` gave them.
+
+        The driver's form of :meth:`submit`: it answers every request it was given, so it skips
+        building and reading a dict by request id on every round of questions."""
+        if self.state.winner is not None:
             raise RuntimeError("the game is over")
-        values: dict[int, Any] = {}
+        pending = self._pending
+        if len(answers) != len(pending):
+            raise ValueError(f"{len(answers)} answers for {len(pending)} pending requests")
+        values = []
         record = self.decisions.append
-        for request in self._pending:  # already in seat order: ask_all sorts them
-            answer = answers.get(request.id, request.default)
+        for request, answer in zip(pending, answers):  # already in seat order: ask_all sorts them
             try:
                 value = request.legal.check(answer)
-                error = None
             except IllegalAnswer as exc:
                 value, error = request.default, str(exc)
-            record(DecisionRecord(request, answer, value, error is not None, error))
-            if thoughts:
-                self._record_thought(request, thoughts.get(request.id))
-            if error is not None:
+                record(DecisionRecord(request, answer, value, True, error))
+                if thoughts:
+                    self._record_thought(request, thoughts.get(request.id))
                 self.emit(AnswerRefused(phase=self.state.phase, visibility=only(request.seat), seat=request.seat,
                                         decision_id=request.id, kind=request.kind, error=error, used=value))
-            values[request.id] = value
+            else:
+                record(DecisionRecord(request, answer, value, False, None))
+                if thoughts:
+                    self._record_thought(request, thoughts.get(request.id))
+            values.append(value)
         self._advance(values)
 
     def _record_thought(self, request: DecisionRequest, thought: dict[str, Any] | None) -> None:
@@ -179,9 +190,8 @@ class Game:
     def ask(self, seat: int, kind: str, legal: Any, default: Any = None, *, phase: str | None = None,
             context: dict[str, Any] | None = None) -> Flow:
         """Ask one seat; returns the applied value."""
-        req = self.request(seat, kind, legal, default, phase=phase, context=context)
-        answers = yield [req]
-        return answers[req.id]
+        values = yield [self.request(seat, kind, legal, default, phase=phase, context=context)]
+        return values[0]
 
     def ask_all(self, requests: Iterable[DecisionRequest]) -> Flow:
         """Ask several seats at once (simultaneous decisions, R82); returns {seat: value}.
@@ -190,15 +200,16 @@ class Game:
         reqs = sorted(requests, key=_seat_then_id)
         if not reqs:
             return {}
-        answers = yield reqs
-        return {r.seat: answers[r.id] for r in reqs}
+        values = yield reqs
+        return dict(zip([r.seat for r in reqs], values))
 
     def end(self, winner: Winner, reason: str) -> None:
         self.emit(GameEnded(phase=self.state.phase, winner=winner, reason=reason))
         raise GameOver()
 
     # ---- internals ---------------------------------------------------------------------
-    def _advance(self, values: dict[int, Any] | None) -> None:
+    def _advance(self, values: list[Any] | None) -> None:
+        """Resume the flow with the checked values of the requests it yielded, in their order."""
         try:
             self._pending = self._flow.send(values) if values is not None else next(self._flow)
         except StopIteration:

@@ -231,21 +231,34 @@ class Table:
 
     # ---- one round of questions ----------------------------------------------------------------
     def submit(self, answers: dict[int, Answer]) -> None:
-        values = {}
+        """Hand the engine the answers to its pending requests, by request id (a missing one gets
+        the request's default), and write what they caused."""
+        requests = self.game.pending()
+        self.submit_round(requests, [answers.get(r.id) for r in requests])
+
+    def submit_round(self, requests: Sequence[DecisionRequest], answers: Sequence[Answer | None]) -> None:
+        """The same with one answer per pending request, in order (the drivers' form)."""
+        values = []
         thoughts = None
-        for rid, a in answers.items():
+        for request, a in zip(requests, answers):
+            if a is None:
+                values.append(request.default)
+                continue
             meta = a.meta
-            if not (meta and meta.get("no_answer")):
-                values[rid] = a.value
+            values.append(request.default if meta and meta.get("no_answer") else a.value)
             if a.reasoning or a.notes or a.beliefs:
                 if thoughts is None:
                     thoughts = {}
-                thoughts[rid] = {"reasoning": a.reasoning, "notes": a.notes, "beliefs": a.beliefs}
+                thoughts[request.id] = {"reasoning": a.reasoning, "notes": a.notes, "beliefs": a.beliefs}
+        self.game.submit_in_order(values, thoughts)
         if self.writer is not None:  # the decision lines read each answer's meta
-            self.meta.update(answers)
-        self.game.submit(values, thoughts)
-        self.flush_decisions()
-        self.flush_events()
+            for request, a in zip(requests, answers):
+                if a is not None:
+                    self.meta[request.id] = a
+            self.flush_decisions()
+            self.flush_events()
+        elif self.latency:
+            self.latency.clear()
 
 
 def decision_fields(record: DecisionRecord, agent: Any, answer: Answer | None,
@@ -316,12 +329,12 @@ async def run_table(table: Table) -> None:
             break
         results = await asyncio.gather(*(_ask(table.agents[r.seat - 1], table.observation(r.seat), r)
                                          for r in requests))
-        answers = {}
+        answers = []
         for request, (answer, latency) in zip(requests, results):
-            answers[request.id] = answer
+            answers.append(answer)
             if latency is not None:
                 table.latency[request.id] = latency
-        table.submit(answers)
+        table.submit_round(requests, answers)
 
 
 def run_table_sync(table: Table) -> None:
@@ -329,17 +342,20 @@ def run_table_sync(table: Table) -> None:
     game = table.game
     deciders = [agent.decide_sync for agent in table.agents]  # looked up once: this loop is the bots' hot path
     observation = table.observation
+    submit = table.submit_round
     table.flush_events()
     requests = game.pending()
     while requests:  # the engine asks nothing more once the game is over
-        answers = {}
+        answers = []
         for r in requests:
             try:
                 answer = deciders[r.seat - 1](observation(r.seat), r)
+                if answer.__class__ is not Answer and not isinstance(answer, Answer):
+                    answer = Answer(value=answer)  # a bare value is an answer without extras
             except Exception as exc:
                 answer = _fault(r, exc)
-            answers[r.id] = answer
-        table.submit(answers)
+            answers.append(answer)
+        submit(requests, answers)
         requests = game.pending()
 
 

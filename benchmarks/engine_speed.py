@@ -77,7 +77,7 @@ def object_costs(preset: str, games: int) -> None:
 
     from arena.actions import Answer, DecisionRequest
     from arena.events import Speech
-    from arena.rules.speech import YES_OR_NO
+    from arena.actions import YES_OR_NO
 
     per_game = 1 / with_agents(preset, games, False)
     decisions, events = SIZES["decisions"], SIZES["events"]

@@ -6,7 +6,9 @@ import asyncio
 import io
 import random
 
-from agents.bots import RandomBot
+import pytest
+
+from agents.bots import RandomBot, random_choice
 from arena.actions import Answer, DecisionRequest
 from arena.engine import Game, GameSetup, new_game
 from arena.observation import Observation
@@ -146,3 +148,44 @@ def test_observations_carry_the_seat_and_the_table_facts() -> None:
         assert (observation.players, observation.preset, observation.lang) == (12, "std-12-guard", "zh")
         assert observation.switches == switches
         assert list(observation.events) == [e for e in game.log[:upto] if e.visibility.allows(request.seat)]
+
+
+class BareRandom(RandomBot):
+    """A synchronous agent that returns the bare value instead of an :class:`Answer`."""
+
+    def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
+        return super().decide_sync(observation, request).value
+
+
+class SyncCrasher(RandomBot):
+    def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
+        raise RuntimeError("bot exploded")
+
+
+def test_the_sync_driver_takes_bare_values_and_survives_crashes() -> None:
+    """Without an event loop too, an agent's bare value is its answer and its crash is a recorded fault."""
+    seed = 8
+    setup = GameSetup(preset="std-12-guard", seed=seed)
+    reference = play_sync(setup, [RandomBot(s, seed) for s in range(1, 13)])
+    bare = play_sync(setup, [BareRandom(s, seed) if s <= 4 else RandomBot(s, seed) for s in range(1, 13)])
+    assert [(d.request.key, d.value) for d in bare.game.decisions] == \
+        [(d.request.key, d.value) for d in reference.game.decisions]
+    out = io.StringIO()
+    crashed = play_sync(setup, [SyncCrasher(s, seed) if s <= 2 else RandomBot(s, seed) for s in range(1, 13)],
+                        writer=TranscriptWriter(stream=out))
+    faults = [d for d in crashed.game.decisions if d.request.seat <= 2]
+    assert faults and all(d.value == d.request.default for d in faults)
+    assert out.getvalue().count("agent error: RuntimeError: bot exploded") == len(faults)
+
+
+def test_answers_in_order_equal_answers_by_id() -> None:
+    """``submit_in_order`` (the drivers' form) plays exactly as ``submit`` by request id; a wrong count is refused."""
+    by_id = new_game("std-12-guard", seed=3)
+    in_order = new_game("std-12-guard", seed=3)
+    rng_a, rng_b = random.Random(1), random.Random(1)
+    while not by_id.over:
+        by_id.submit({r.id: random_choice(r, rng_a) for r in by_id.pending()})
+        in_order.submit_in_order([random_choice(r, rng_b) for r in in_order.pending()])
+    assert in_order.over and in_order.log == by_id.log
+    with pytest.raises(ValueError, match="0 answers for"):
+        new_game("std-12-guard", seed=3).submit_in_order([])

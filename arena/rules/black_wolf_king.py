@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.events import ElderLifeLost, KingTook, REFEREE, RoleRevealed
+from arena.rules import elder
 from arena.types import Cause, Role, parse_phase
 
 if TYPE_CHECKING:
@@ -31,8 +32,6 @@ def can_take(game: "Game", d: "Departed") -> bool:
 
 def announce_take(game: "Game", d: "Departed", target: int) -> bool:
     """Reveal and announce the take; False when a night-time take is absorbed by the elder (OQ51)."""
-    from arena.rules import elder
-
     state = game.state
     game.emit(RoleRevealed(phase=state.phase, seat=d.seat, role=Role.BLACK_WOLF_KING, reason="wolf_king_shoot"))
     game.emit(KingTook(phase=state.phase, seat=d.seat, target=target, king="black"))

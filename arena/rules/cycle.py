@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.actions import ChooseBool
+from arena.actions import YES_OR_NO
 from arena.events import ExileResult, IdiotRevealed, PhaseStarted
-from arena.rules import deaths, night as night_rules, sheriff, speech, vote
+from arena.rules import aux_police, deaths, idiot, maid, night as night_rules, sheriff, speech, vote
 from arena.types import Cause, Kind, Role, Winner, phase_name
 
 if TYPE_CHECKING:
@@ -55,8 +55,6 @@ def dawn(game: "Game", night: "night_rules.Night") -> "Flow":
     chain = deaths.Chain(departed=list(ordered), night_count=len(ordered))
     try:
         yield from deaths.consequences(game, chain)
-        from arena.rules import aux_police
-
         yield from aux_police.appoint(game)  # R15 step 5, R95 (003): the sheriff appoints at daybreak
     except _day_ends():
         ended_early = True
@@ -116,10 +114,8 @@ def exile(game: "Game", seat: int) -> "Flow":
     state = game.state
     player = state.players[seat]
     if player.card == Role.IDIOT and not player.idiot_revealed and not state.skill_disabled(seat):  # R139
-        reveal = yield from game.ask(seat, Kind.IDIOT_REVEAL, ChooseBool(), True)
+        reveal = yield from game.ask(seat, Kind.IDIOT_REVEAL, YES_OR_NO, True)
         if reveal:
-            from arena.rules import idiot
-
             game.emit(IdiotRevealed(phase=state.phase, seat=seat))
             game.emit(ExileResult(phase=state.phase, seat=seat, reason="idiot_revealed"))
             idiot.punish_voters(game, seat)  # R138 no_vote_punish_voters (003)
@@ -130,6 +126,4 @@ def exile(game: "Game", seat: int) -> "Flow":
     deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
     deaths.finish_if_won(game)
     yield from deaths.consequences(game, deaths.Chain(departed=departed))
-    from arena.rules import maid
-
     yield from maid.offer(game, seat)  # R160 (003): after the exiled player's last words

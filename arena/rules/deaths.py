@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from arena.actions import ChooseSeat
+from arena.actions import choose_seat
 from arena.events import BadgeMoved, DeathsAnnounced, HunterShot, PlayerDied, REFEREE, RoleRevealed, Speech
+from arena.rules import aux_police, black_wolf_king, elder, hunter, speech, war_wolf
 from arena.rules.victory import check_winner, contenders
 from arena.types import Cause, Kind, Role, is_wolf_card, parse_phase, primary_cause
 
@@ -52,8 +53,6 @@ def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> li
         return []
     state = game.state
     causes: dict[int, list[Cause]] = {}
-    from arena.rules import elder, war_wolf
-
     for seat, cause in hits:
         if state.is_alive(seat):
             causes.setdefault(seat, []).append(cause)
@@ -132,8 +131,6 @@ def knife_alone_wins(game: "Game", night: "Night") -> bool:
 # ---- death skills -------------------------------------------------------------------------
 
 def hunter_can_shoot(game: "Game", d: Departed) -> bool:
-    from arena.rules import hunter
-
     return (game.state.card(d.seat) == Role.HUNTER and not hunter.blocked_by(game, d.causes)
             and not game.state.skill_disabled(d.seat))  # R122, R133: no shot with skills lost
 
@@ -144,14 +141,12 @@ def death_skills(game: "Game", chain: Chain, start: int = 0) -> "Flow":
     while i < len(chain.departed):
         d = chain.departed[i]
         i += 1
-        from arena.rules import black_wolf_king
-
         king = black_wolf_king.can_take(game, d)
         if not king and not hunter_can_shoot(game, d):
             continue
         options = tuple(s for s in game.state.alive_seats() if s != d.seat)
         kind = Kind.WOLF_KING_SHOOT if king else Kind.HUNTER_SHOOT
-        target = yield from game.ask(d.seat, kind, ChooseSeat(options=options), None, phase=d.phase)
+        target = yield from game.ask(d.seat, kind, choose_seat(options), None, phase=d.phase)
         if target is None:
             continue
         if king:  # R164: the black wolf king's take, a wolf attack (OQ51)
@@ -179,14 +174,12 @@ def badge_step(game: "Game", chain: Chain) -> "Flow":
     living = tuple(game.state.alive_seats())
     must_pass = game.sw.badge_on_death == "must_pass"
     default = living[0] if (must_pass and living) else None  # OQ31: lowest living seat
-    target = yield from game.ask(sheriff, Kind.BADGE, ChooseSeat(options=living, allow_none=not must_pass), default,
+    target = yield from game.ask(sheriff, Kind.BADGE, choose_seat(living, allow_none=not must_pass), default,
                                  phase=d.phase)
     if target is None:
         game.emit(BadgeMoved(phase=game.state.phase, action="torn", from_seat=sheriff, to_seat=None))
     else:
         game.emit(BadgeMoved(phase=game.state.phase, action="passed", from_seat=sheriff, to_seat=target))
-        from arena.rules import aux_police
-
         yield from aux_police.appoint(game)  # R95: the new sheriff appoints on obtaining the badge
 
 
@@ -242,8 +235,6 @@ def assign_last_words(game: "Game", chain: Chain, *, silenced: bool = False) -> 
 
 def last_words_step(game: "Game", chain: Chain) -> "Flow":
     """R45, R72: entitled players speak in announcement order; a wolf may self-destruct first (R67)."""
-    from arena.rules import speech
-
     for d in list(chain.departed):
         if not d.speaks:
             continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.actions import ChooseSeat
+from arena.actions import choose_seat
 from arena.events import GuardProtected, only
 from arena.types import Kind, Role
 
@@ -39,7 +39,7 @@ def splash(game: "Game", night: "Night", target: int) -> set[int]:
 
 def night_step(game: "Game", night: "Night") -> "Flow":
     for seat in game.state.holders(Role.GUARD):
-        target = yield from game.ask(seat, Kind.GUARD, ChooseSeat(options=legal_targets(game, night)), None,
+        target = yield from game.ask(seat, Kind.GUARD, choose_seat(legal_targets(game, night)), None,
                                      context={"last_guarded": game.state.guard_last})
         # guard_repeat=void: the repeated choice stands but protects nobody (R127), and breaks the chain (OQ39).
         effective = target is not None and target != game.state.guard_last

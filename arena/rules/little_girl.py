@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.actions import ChooseBool, ChooseOption
+from arena.actions import ONLY_NO, YES_OR_NO
 from arena.events import LittleGirlCaught, LittleGirlKill, LittleGirlPeeked, only
 from arena.types import Kind, Role
 
@@ -43,7 +43,7 @@ def night_step(game: "Game", night: "Night") -> "Flow":
 
     for girl in game.state.holders(Role.LITTLE_GIRL):
         able = not game.state.skill_disabled(girl)
-        peek = yield from game.ask(girl, Kind.LITTLE_GIRL_PEEK, ChooseBool() if able else ChooseOption(options=(False,)),
+        peek = yield from game.ask(girl, Kind.LITTLE_GIRL_PEEK, YES_OR_NO if able else ONLY_NO,
                                    False)
         if not peek:
             continue
@@ -53,7 +53,7 @@ def night_step(game: "Game", night: "Night") -> "Flow":
             continue
         team = only(*wolves, team="wolves")
         game.emit(LittleGirlCaught(phase=night.phase, visibility=team, seat=girl))
-        requests = [game.request(w, Kind.LITTLE_GIRL_KILL, ChooseBool(), False, context={"little_girl": girl})
+        requests = [game.request(w, Kind.LITTLE_GIRL_KILL, YES_OR_NO, False, context={"little_girl": girl})
                     for w in wolves]
         answers = yield from game.ask_all(requests)
         killed = bool(answers) and all(answers.values())

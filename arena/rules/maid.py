@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.actions import ChooseBool, ChooseOption
+from arena.actions import ONLY_NO, YES_OR_NO
 from arena.events import MaidSwapped, RoleAssigned, RoleRevealed, only
 from arena.types import Kind, Role, is_wolf_card
 
@@ -30,7 +30,7 @@ def offer(game: "Game", exiled: int) -> "Flow":
         return
     for maid in state.holders(Role.MAID):
         able = not state.skill_disabled(maid) and state.partner(maid) is None
-        legal = ChooseBool() if able else ChooseOption(options=(False,))
+        legal = YES_OR_NO if able else ONLY_NO
         swap = yield from game.ask(maid, Kind.MAID_SWAP, legal, False, context={"exiled": exiled})
         if not swap:
             continue

@@ -7,6 +7,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
 from arena.events import NightStep
+from arena.rules import (cupid, elder, fire_wolf, guard, hunter, little_girl, seer, thief, traveler, war_wolf,
+                         wild_wolf, witch, wolf_brothers, wolves)
 from arena.types import Cause, Role
 
 if TYPE_CHECKING:
@@ -101,8 +103,6 @@ def steps_for(game: "Game", number: int) -> list[str]:
 
 def run_night(game: "Game", number: int) -> "Flow":
     """Call every step of the night in order; only living, able holders are asked (R16, R21)."""
-    from arena.rules import elder
-
     night = Night(number=number, alive_at_start=game.state.alive_seats())
     handlers = _step_handlers()
     # Rules that read a finished step: immunities and the elder's extra life read the knife (R28).
@@ -127,9 +127,6 @@ def run_night(game: "Game", number: int) -> "Flow":
 @lru_cache(maxsize=1)
 def _step_handlers() -> dict[str, Callable[["Game", Night], "Flow"]]:
     """Each night step's rule function, by step name (imported late: the role modules import this one)."""
-    from arena.rules import (cupid, fire_wolf, guard, hunter, little_girl, seer, thief, wild_wolf, witch,
-                             wolf_brothers, wolves)
-
     return {
         "thief": thief.night_step,
         "cupid": cupid.cupid_step,
@@ -150,7 +147,6 @@ def _step_handlers() -> dict[str, Callable[["Game", Night], "Flow"]]:
 def attack_void(game: "Game", night: Night, target: int, cause: Cause) -> bool:
     """R28: immunities applied to an attack before anything else (war wolf, traveler on N1, wild wolf on a
     wolf card, the elder's immunity or extra life). May tell the traveler (R159)."""
-    from arena.rules import elder, traveler, war_wolf
     from arena.types import is_wolf_card
 
     if war_wolf.immune(game, target, cause):
@@ -208,8 +204,6 @@ def pending_victims(game: "Game", night: Night) -> list[int]:
     """R30: the night's pending victims as the witch may be shown them, in seat order: targets of attacks
     that will kill unless saved, after immunities and (unless ``witch_informed_guarded_kill``) guards; the
     elder's extra-life hit only with ``witch_informed_elder_first_hit`` (via :func:`elder.witch_sees`)."""
-    from arena.rules import elder
-
     sw = game.sw
     out: set[int] = set()
     hits = [(night.knife, bool(night.extra.get("knife_void")))] if night.knife is not None else []

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeats
 from arena.events import ExileResult, RoleRevealed, ScapegoatBan
+from arena.rules import deaths
 from arena.types import Cause, Kind, Role, parse_phase
 
 if TYPE_CHECKING:
@@ -32,8 +33,6 @@ def able_scapegoat(game: "Game") -> int | None:
 def die_for_tie(game: "Game", goat: int, tied: list[int]) -> "Flow":
     """R155: the scapegoat dies instead of the tied players; the day ends after his consequences."""
     from arena.engine import DayEnds
-    from arena.rules import deaths
-
     state = game.state
     game.emit(ExileResult(phase=state.phase, seat=goat, reason="scapegoat"))
     if game.sw.scapegoat_reveals_tied:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.actions import ChooseSeat
+from arena.actions import choose_seat
 from arena.events import SeerResult, SeersMet, only
+from arena.rules import wolf_brothers
 from arena.types import Kind, Role, is_wolf_card
 
 if TYPE_CHECKING:
@@ -19,8 +20,6 @@ def check_result(game: "Game", target: int, seer: int | None = None) -> str:
     card = game.state.card(target)
     if game.sw.seer_result == "exact_role":
         return card.value
-    from arena.rules import wolf_brothers
-
     # Every wolf card is "wolf" except the latent little wolf brother (R108, R167); Cupid is "good" (R145).
     return "wolf" if is_wolf_card(card) and not wolf_brothers.latent(game, target) else "good"
 
@@ -47,7 +46,7 @@ def _joint_check(game: "Game", night: "Night", seers: list[int], kind: str) -> "
         options = tuple(s for s in night.alive_at_start if s != seat)
         if options:
             # The default is the lowest legal seat (CONFORMANCE.md): a check always happens.
-            requests.append(game.request(seat, kind, ChooseSeat(options=options, allow_none=False), options[0]))
+            requests.append(game.request(seat, kind, choose_seat(options, allow_none=False), options[0]))
     if not requests:
         return
     choices = yield from game.ask_all(requests)

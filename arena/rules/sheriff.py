@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.actions import ChooseBool, ChooseSeat
+from arena.actions import YES_OR_NO, ChooseSeat
 from arena.events import BadgeMoved, PkPlatform, SheriffCandidates, SheriffElected, SheriffWithdrew
-from arena.rules import vote
+from arena.rules import speech, vote
 from arena.types import Kind
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ def campaign_order(game: "Game", candidates: list[int]) -> list[int]:
 
 
 def _withdrawals(game: "Game", candidates: list[int]) -> "Flow":
-    requests = [game.request(s, Kind.SHERIFF_WITHDRAW, ChooseBool(), False) for s in candidates]
+    requests = [game.request(s, Kind.SHERIFF_WITHDRAW, YES_OR_NO, False) for s in candidates]
     answers = yield from game.ask_all(requests)
     for seat in sorted(s for s, yes in answers.items() if yes):
         game.emit(SheriffWithdrew(phase=game.state.phase, seat=seat))
@@ -35,10 +35,8 @@ def _no_sheriff(game: "Game", reason: str, *, retry: bool = False) -> None:
 
 def election(game: "Game", participants: list[int]) -> "Flow":
     """R48-R59 with ``before_d1_announcement``: the night's dead still take part (R49, OQ14)."""
-    from arena.rules import speech
-
     sw = game.sw
-    requests = [game.request(s, Kind.SHERIFF_RUN, ChooseBool(), False) for s in participants]
+    requests = [game.request(s, Kind.SHERIFF_RUN, YES_OR_NO, False) for s in participants]
     runs = yield from game.ask_all(requests)
     ran = sorted(s for s, yes in runs.items() if yes)
     game.emit(SheriffCandidates(phase=game.state.phase, seats=ran))

@@ -5,9 +5,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from arena.actions import ChooseBool, Speak, SpeechOrderChoice
+from arena.actions import YES_OR_NO, Speak, SpeechOrderChoice
 from arena.events import BadgeMoved, RoleRevealed, SelfDestructed, Speech, SpeechOrder
-from arena.rules import idiot, wolves
+from arena.rules import deaths, idiot, white_wolf_king, wolves
 from arena.types import Cause, Kind, parse_phase
 
 if TYPE_CHECKING:
@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 _SECONDS = {"none": None, "tiered_120_150_180": (120, 150, 180), "flat_120": (120, 120, 120),
             "flat_90_last_120": (90, 90, 120)}
 CHARS_PER_SECOND = 4  # a spoken pace, to turn a time limit into a length a model can respect
-YES_OR_NO = ChooseBool()  # legal sets are immutable: one instance serves every offer
 
 
 def speech_seconds(game: "Game", seat: int, *, last: bool = False) -> int | None:
@@ -127,8 +126,6 @@ def offer_self_destruct(game: "Game", before_speaker: int, *, election: bool = F
 def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
     """R68: reveal, die (a batch of its own), badge, own last words per switch; the day ends."""
     from arena.engine import DayEnds
-    from arena.rules import deaths
-
     state = game.state
     game.emit(SelfDestructed(phase=state.phase, seat=seat, during="election" if election else "day"))
     game.emit(RoleRevealed(phase=state.phase, seat=seat, role=state.card(seat), reason="self_destruct"))
@@ -137,8 +134,6 @@ def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
     deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
     deaths.finish_if_won(game)
     chain = deaths.Chain(departed=departed)
-    from arena.rules import white_wolf_king
-
     yield from white_wolf_king.take(game, seat, chain)  # R162: a white wolf king takes one player with him
     yield from deaths.death_skills(game, chain)
     yield from deaths.badge_step(game, chain)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from arena.actions import choose_seat
 from arena.events import BallotCast, PkPlatform, REFEREE, VoteResult, PUBLIC
+from arena.rules import aux_police, scapegoat, speech
 from arena.types import Kind
 
 if TYPE_CHECKING:
@@ -61,8 +62,6 @@ def cast(game: "Game", ballot: str, voters: list[int], targets: list[int], round
 
 
 def exile_weights(game: "Game") -> dict[int, float]:
-    from arena.rules import aux_police
-
     sheriff = game.state.sheriff
     weights = aux_police.weight(game)  # R95: the auxiliary police's 1.5 (003)
     if sheriff is not None:
@@ -72,8 +71,6 @@ def exile_weights(game: "Game") -> dict[int, float]:
 
 def eligible_voters(game: "Game") -> list[int]:
     """R84: the living, less a revealed idiot (R138)."""
-    from arena.rules import scapegoat
-
     state = game.state
     voters = [s for s in state.alive_seats() if not state.players[s].idiot_revealed]
     return scapegoat.restricted_voters(game, voters)  # R156: the scapegoat's ban or allow list
@@ -87,14 +84,10 @@ def eligible_targets(game: "Game") -> list[int]:
 
 def exile_vote(game: "Game") -> "Flow":
     """Run the day's exile vote; returns the exiled seat or None (peaceful day)."""
-    from arena.rules import speech
-
     voters = eligible_voters(game)
     _, top = yield from cast(game, "exile", voters, eligible_targets(game), 1, exile_weights(game))
     if len(top) <= 1:
         return top[0] if top else None  # no valid ballot: nobody is exiled (OQ27)
-    from arena.rules import scapegoat
-
     goat = scapegoat.able_scapegoat(game)
     if goat is not None:  # R155, OQ47: he dies instead and no PK is held; the day then ends
         yield from scapegoat.die_for_tie(game, goat, top)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeat
 from arena.events import KingTook
+from arena.rules import deaths
 from arena.types import Cause, Kind, Role
 
 if TYPE_CHECKING:
@@ -20,8 +21,6 @@ if TYPE_CHECKING:
 
 
 def take(game: "Game", seat: int, chain: "Chain") -> "Flow":
-    from arena.rules import deaths
-
     state = game.state
     if state.card(seat) != Role.WHITE_WOLF_KING or state.skill_disabled(seat) or seat not in chain.seats():
         return

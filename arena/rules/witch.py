@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.actions import ChooseBool, ChooseSeat
+from arena.actions import ONLY_NO, YES_OR_NO, ChooseBool, ChooseOption, choose_seat
 from arena.events import WitchPoisoned, WitchSaved, WitchTold, only
+from arena.rules import deaths
 from arena.types import Kind, Role
 
 if TYPE_CHECKING:
@@ -81,8 +82,6 @@ def poison_targets(game: "Game", night: "Night", witch: int, saved_tonight: bool
 
 
 def night_step(game: "Game", night: "Night") -> "Flow":
-    from arena.rules import deaths
-
     for witch in game.state.holders(Role.WITCH):
         if game.sw.knife_first == "before_witch" and deaths.knife_alone_wins(game, night):
             night.later_hand_blocked = True  # R35: her skills are "later hand" and cannot be used
@@ -105,7 +104,6 @@ def night_step(game: "Game", night: "Night") -> "Flow":
 def _save(game: "Game", night: "Night", witch: int, victims: list[int], potion: str, used: list[str]) -> "Flow":
     """Asked whenever a victim is shown; a save she may not make is refused (R9). One victim: true/false;
     several (003): the seat to save, or false."""
-    from arena.actions import ChooseOption
     from arena.rules.night import is_saved
 
     allowed = kind_allowed(game, "save", used)
@@ -133,7 +131,7 @@ def _poison(game: "Game", night: "Night", witch: int, potion: str, used: list[st
     targets = poison_targets(game, night, witch, used, potion)
     kind = Kind.WITCH_POISON if potion == "poison" else Kind.WITCH_ORIGINAL_POISON
     has = game.state.poison if potion == "poison" else has_original(game)
-    target = yield from game.ask(witch, kind, ChooseSeat(options=targets), None, context={"has_poison": has})
+    target = yield from game.ask(witch, kind, choose_seat(targets), None, context={"has_poison": has})
     if target is None:
         return
     if night.poisoned is None:
@@ -144,7 +142,5 @@ def _poison(game: "Game", night: "Night", witch: int, potion: str, used: list[st
     game.emit(WitchPoisoned(phase=night.phase, visibility=only(witch), seat=witch, target=target, potion=potion))
 
 
-def _bool_or_false(allowed: bool):
-    from arena.actions import ChooseOption
-
-    return ChooseBool() if allowed else ChooseOption(options=(False,))
+def _bool_or_false(allowed: bool) -> ChooseBool | ChooseOption:
+    return YES_OR_NO if allowed else ONLY_NO

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.actions import ChooseSeat
+from arena.actions import choose_seat
 from arena.events import WolfKnife, WolfKnifeVote, only
+from arena.rules import cupid, little_girl, wolf_brothers
 from arena.types import WOLF_CARDS, Kind, Role
 
 if TYPE_CHECKING:
     from arena.engine import Flow, Game
     from arena.rules.night import Night
+    from arena.state import GameState
 
 
 def knife_holders(game: "Game") -> list[int]:
     """Every living wolf-card holder knifes (R26); a wolf lover too (OQ7); not the latent little wolf
     brother (R167). In 003, once every wolves-camp player is dead, the living lovers camp knifes (R148)."""
-    from arena.rules import cupid, wolf_brothers
-
     lovers_knife = cupid.lovers_knife_holders(game)
     if lovers_knife:
         return lovers_knife
@@ -36,12 +36,10 @@ def night_step(game: "Game", night: "Night") -> "Flow":
     holders = knife_holders(game)
     if not holders:
         return
-    from arena.rules import little_girl
-
     if little_girl.knife_forbidden(night):  # R153: the caught little girl is tonight's only kill
         game.emit(WolfKnife(phase=night.phase, visibility=only(*holders, team="wolves"), target=None))
         return
-    legal = ChooseSeat(options=tuple(night.alive_at_start))  # self-knife allowed (R25)
+    legal = choose_seat(tuple(night.alive_at_start))  # self-knife allowed (R25)
     team = only(*holders, team="wolves")
     requests = [game.request(s, Kind.WOLF_KILL, legal, None, context={"wolves": holders}) for s in holders]
     choices = yield from game.ask_all(requests)
@@ -57,7 +55,21 @@ SELF_DESTRUCT_CARDS = WOLF_CARDS - {Role.BIG_WOLF_BROTHER}
 
 def self_destruct_seats(game: "Game") -> list[int]:
     """R66: the living wolf cards (not the big wolf brother) when the rules have self-destruct, in
-    seat order. Asked before every speech (R67), so it is one pass over the players."""
+    seat order. Asked before every speech (R67), so it only checks the few seats holding such a card."""
     if not game.sw.self_destruct:
         return []
-    return [s for s, p in game.state.players.items() if p.alive and p.card in SELF_DESTRUCT_CARDS]
+    state = game.state
+    players = state.players
+    return [s for s in _self_destruct_card_seats(state) if players[s].alive]
+
+
+def _self_destruct_card_seats(state: "GameState") -> tuple[int, ...]:
+    """The seats holding a card that may self-destruct, living or dead. Cards change only through the
+    reducer, which counts the changes, so this is memoised on that count (derived data, not state)."""
+    key = state.cards_version
+    cached = state.__dict__.get("_self_destruct_memo")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    seats = tuple(s for s, p in state.players.items() if p.card in SELF_DESTRUCT_CARDS)
+    state.__dict__["_self_destruct_memo"] = (key, seats)
+    return seats
