@@ -1,5 +1,8 @@
 """The agent interface: one async method from (observation, pending decision) to an answer.
 
+The answer is an :class:`Answer` (the choice plus optional reasoning, notes, beliefs and what the
+transcript should record about how it came about), or the bare choice when there is nothing to add.
+
 Every kind of seat (bots, LLMs, humans) implements it; the referee's driver calls it and never
 looks inside. An agent may also offer ``decide_sync`` when it needs no I/O: the driver then skips
 the event loop round trip, which is what lets bot games run hundreds per second.
@@ -7,7 +10,7 @@ the event loop round trip, which is what lets bot games run hundreds per second.
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from arena.actions import Answer, DecisionRequest
 from arena.observation import Observation
@@ -18,7 +21,7 @@ class Agent(Protocol):
     #: The spec this agent was built from, e.g. ``bot:heuristic`` or ``openai:gpt-4o-mini``.
     spec: str
 
-    async def decide(self, observation: Observation, request: DecisionRequest) -> Answer: ...
+    async def decide(self, observation: Observation, request: DecisionRequest) -> Answer | Any: ...
 
 
 class SyncAgent:
@@ -26,8 +29,8 @@ class SyncAgent:
 
     spec = "sync"
 
-    def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
+    def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer | Any:
         raise NotImplementedError
 
-    async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
+    async def decide(self, observation: Observation, request: DecisionRequest) -> Answer | Any:
         return self.decide_sync(observation, request)

@@ -22,23 +22,24 @@ INTERRUPT_KINDS = frozenset({"self_destruct", "self_destruct_election"})
 def random_choice(request: DecisionRequest, rng: random.Random) -> Any:
     """A uniformly random legal answer to any request."""
     legal = request.legal
-    if legal.type == "seat":
-        options: list[Any] = list(legal.options) + ([None] if legal.allow_none else [])
-        return rng.choice(options) if options else None
-    if legal.type == "bool":
+    kind = legal.type
+    if kind == "bool":  # first: self-destruct offers are two fifths of a game's questions
         if request.kind in INTERRUPT_KINDS:
             return rng.random() < RANDOM_INTERRUPT_P
         return rng.random() < 0.5
-    if legal.type == "option":
+    if kind == "seat":
+        options: list[Any] = list(legal.options) + ([None] if legal.allow_none else [])
+        return rng.choice(options) if options else None
+    if kind == "option":
         return rng.choice(list(legal.options))
-    if legal.type == "seats":
+    if kind == "seats":
         if legal.allow_none and rng.random() < 0.5:
             return None
         count = rng.randint(legal.min_count, min(legal.max_count, len(legal.options)))
         return sorted(rng.sample(list(legal.options), count))
-    if legal.type == "speech_order":
+    if kind == "speech_order":
         return {"start": rng.choice(list(legal.starts)), "direction": rng.choice(list(legal.directions))}
-    if legal.type == "text":
+    if kind == "text":
         return "pass"
     return request.default
 
@@ -53,8 +54,8 @@ class RandomBot(SyncAgent):
         self.seat = seat
         self.rng = random.Random(f"{seed}:bot:{seat}")
 
-    def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
-        return Answer(value=random_choice(request, self.rng))
+    def decide_sync(self, observation: Observation, request: DecisionRequest) -> Any:
+        return random_choice(request, self.rng)  # a bare value: it has no reasoning to record
 
 
 class ScriptedBot(SyncAgent):

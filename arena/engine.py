@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from operator import itemgetter
 from typing import Any, Callable, Generator, Iterable, NamedTuple, Sequence
 
@@ -93,6 +93,12 @@ class DecisionRecord(NamedTuple):
     error: str | None
 
 
+#: Named tuples built from a tuple of every field, skipping the keyword-handling ``__new__`` the
+#: class generates (the referee makes one of each per decision).
+_new_request = partial(tuple.__new__, DecisionRequest)
+_new_record = partial(tuple.__new__, DecisionRecord)
+
+
 class Game:
     """One game of Werewolf. The only writer of its state."""
 
@@ -115,6 +121,8 @@ class Game:
         self.election_due = False
         self.phases_without_death = 0
         self.day_ended_early = False
+        # Facts derived from the rules alone (they never change during a game), worked out once.
+        self.memo: dict[Any, Any] = {}
         self.state = self._deal()
         self.listeners: list[Callable[[Event], None]] = []
         self._flow = self._run()
@@ -149,13 +157,13 @@ class Game:
                 value = request.legal.check(answer)
             except IllegalAnswer as exc:
                 value, error = request.default, str(exc)
-                record(DecisionRecord(request, answer, value, True, error))
+                record(_new_record((request, answer, value, True, error)))
                 if thoughts:
                     self._record_thought(request, thoughts.get(request.id))
                 self.emit(AnswerRefused(phase=self.state.phase, visibility=only(request.seat), seat=request.seat,
                                         decision_id=request.id, kind=request.kind, error=error, used=value))
             else:
-                record(DecisionRecord(request, answer, value, False, None))
+                record(_new_record((request, answer, value, False, None)))
                 if thoughts:
                     self._record_thought(request, thoughts.get(request.id))
             values.append(value)
@@ -184,8 +192,8 @@ class Game:
                 context: dict[str, Any] | None = None) -> DecisionRequest:
         asked_in = self.state.phase
         self._next_request_id += 1
-        return DecisionRequest(self._next_request_id - 1, seat, kind, phase or asked_in, asked_in, legal, default,
-                               context or NO_CONTEXT)
+        return _new_request((self._next_request_id - 1, seat, kind, phase or asked_in, asked_in, legal, default,
+                             context or NO_CONTEXT))
 
     def ask(self, seat: int, kind: str, legal: Any, default: Any = None, *, phase: str | None = None,
             context: dict[str, Any] | None = None) -> Flow:

@@ -230,19 +230,20 @@ class Table:
             abandoned=self.abandoned)
 
     # ---- one round of questions ----------------------------------------------------------------
-    def submit(self, answers: dict[int, Answer]) -> None:
+    def submit(self, answers: dict[int, Any]) -> None:
         """Hand the engine the answers to its pending requests, by request id (a missing one gets
         the request's default), and write what they caused."""
         requests = self.game.pending()
-        self.submit_round(requests, [answers.get(r.id) for r in requests])
+        self.submit_round(requests, [answers.get(r.id, _MISSING) for r in requests])
 
-    def submit_round(self, requests: Sequence[DecisionRequest], answers: Sequence[Answer | None]) -> None:
-        """The same with one answer per pending request, in order (the drivers' form)."""
+    def submit_round(self, requests: Sequence[DecisionRequest], answers: Sequence[Any]) -> None:
+        """The same with one answer per pending request, in order (the drivers' form). An answer is an
+        :class:`Answer` or a bare value (an agent with nothing to add but its choice)."""
         values = []
         thoughts = None
         for request, a in zip(requests, answers):
-            if a is None:
-                values.append(request.default)
+            if not isinstance(a, Answer):
+                values.append(request.default if a is _MISSING else a)
                 continue
             meta = a.meta
             values.append(request.default if meta and meta.get("no_answer") else a.value)
@@ -253,12 +254,16 @@ class Table:
         self.game.submit_in_order(values, thoughts)
         if self.writer is not None:  # the decision lines read each answer's meta
             for request, a in zip(requests, answers):
-                if a is not None:
+                if isinstance(a, Answer):
                     self.meta[request.id] = a
             self.flush_decisions()
             self.flush_events()
         elif self.latency:
             self.latency.clear()
+
+
+#: Marks a request :meth:`Table.submit` was given no answer for (``None`` is an answer: abstain).
+_MISSING: Any = object()
 
 
 def decision_fields(record: DecisionRecord, agent: Any, answer: Answer | None,
@@ -349,9 +354,7 @@ def run_table_sync(table: Table) -> None:
         answers = []
         for r in requests:
             try:
-                answer = deciders[r.seat - 1](observation(r.seat), r)
-                if answer.__class__ is not Answer and not isinstance(answer, Answer):
-                    answer = Answer(value=answer)  # a bare value is an answer without extras
+                answer = deciders[r.seat - 1](observation(r.seat), r)  # an Answer or a bare value
             except Exception as exc:
                 answer = _fault(r, exc)
             answers.append(answer)

@@ -76,7 +76,13 @@ class GameState:
         return parse_phase(self.phase)[1]
 
     def alive_seats(self) -> list[int]:
-        return [s for s, p in self.players.items() if p.alive]
+        """The living seats in order. A player dies only through the reducer, which records every
+        death in ``deaths``, so the list is worked out again only after a death."""
+        memo = self.__dict__.get("_alive_memo")
+        if memo is None or memo[0] != len(self.deaths):
+            alive = tuple(s for s, p in self.players.items() if p.alive)
+            memo = self.__dict__["_alive_memo"] = (len(self.deaths), alive)
+        return list(memo[1])
 
     def is_alive(self, seat: int) -> bool:
         return self.players[seat].alive
@@ -85,7 +91,24 @@ class GameState:
         return self.players[seat].card
 
     def holders(self, role: Role, *, alive_only: bool = True) -> list[int]:
-        return [s for s, p in self.players.items() if p.card == role and (p.alive or not alive_only)]
+        seats = self._seats_by_card().get(role, ())
+        if not alive_only:
+            return list(seats)
+        players = self.players
+        return [s for s in seats if players[s].alive]
+
+    def _seats_by_card(self) -> dict[Role, tuple[int, ...]]:
+        """Seats by the card they hold. Cards change only through the reducer, which counts the
+        changes (``cards_version``), so this is worked out again only after such a change."""
+        memo = self.__dict__.get("_seats_by_card_memo")
+        if memo is not None and memo[0] == self.cards_version:
+            return memo[1]
+        by_card: dict[Role, list[int]] = {}
+        for seat, player in self.players.items():
+            by_card.setdefault(player.card, []).append(seat)
+        result = {card: tuple(seats) for card, seats in by_card.items()}
+        self.__dict__["_seats_by_card_memo"] = (self.cards_version, result)
+        return result
 
     def wolf_card_seats(self, *, alive_only: bool = True) -> list[int]:
         return [s for s, p in self.players.items() if is_wolf_card(p.card) and (p.alive or not alive_only)]

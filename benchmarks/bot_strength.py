@@ -32,6 +32,7 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.heuristic import HeuristicBot  # noqa: E402
+from arena.actions import Answer  # noqa: E402
 from arena.engine import Game, GameSetup  # noqa: E402
 from arena.types import is_wolf_card  # noqa: E402
 
@@ -111,7 +112,8 @@ def _minimal_play(setup: GameSetup, agents: list[Any]) -> str:
             obs = Observation(seat=req.seat, players=n, preset=setup.preset, switches=switches,
                               events=list(seen[req.seat]), new_from=shown[req.seat])
             shown[req.seat] = len(seen[req.seat])
-            answers[req.id] = agents[req.seat - 1].decide_sync(obs, req).value
+            answer = agents[req.seat - 1].decide_sync(obs, req)
+            answers[req.id] = answer.value if isinstance(answer, Answer) else answer  # a bare value is allowed
         game.submit(answers)
     return game.state.winner.value if game.state.winner else "none"
 

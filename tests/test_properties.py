@@ -123,3 +123,29 @@ def test_replay_reproduces_the_game(tmp_path_factory: Any, config: tuple[str, in
     report = replay(path)
     assert report.ok, report.first_difference
     assert report.winner == result.winner == read_transcript(path).result.winner
+
+
+@settings(max_examples=200, deadline=None)
+@given(game_configs())
+def test_memoised_views_of_the_state_always_equal_a_fresh_count(config: tuple[str, int, dict[str, Any]]) -> None:
+    """The living seats, a card's holders and the self-destruct candidates are memoised on counters the
+    reducer keeps (deaths, card changes); at every question they equal a count from the players."""
+    import random
+
+    from agents.bots import random_choice
+    from arena.engine import Game
+    from arena.rules.wolves import SELF_DESTRUCT_CARDS, self_destruct_seats
+
+    preset, seed, rules = config
+    game = Game(GameSetup(preset=preset, seed=seed, rules=rules))
+    rng = random.Random(seed)
+    while not game.over:
+        state = game.state
+        players = state.players.items()
+        assert state.alive_seats() == [s for s, p in players if p.alive]
+        for card in {p.card for _, p in players}:
+            assert state.holders(card) == [s for s, p in players if p.card == card and p.alive]
+            assert state.holders(card, alive_only=False) == [s for s, p in players if p.card == card]
+        expected = [s for s, p in players if p.alive and p.card in SELF_DESTRUCT_CARDS] if game.sw.self_destruct else []
+        assert self_destruct_seats(game) == expected
+        game.submit({r.id: random_choice(r, rng) for r in game.pending()})

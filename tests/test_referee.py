@@ -150,11 +150,11 @@ def test_observations_carry_the_seat_and_the_table_facts() -> None:
         assert list(observation.events) == [e for e in game.log[:upto] if e.visibility.allows(request.seat)]
 
 
-class BareRandom(RandomBot):
-    """A synchronous agent that returns the bare value instead of an :class:`Answer`."""
+class WrappedRandom(RandomBot):
+    """The random bot answering with an :class:`Answer` instead of its bare value."""
 
     def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
-        return super().decide_sync(observation, request).value
+        return Answer(value=super().decide_sync(observation, request))
 
 
 class SyncCrasher(RandomBot):
@@ -162,14 +162,16 @@ class SyncCrasher(RandomBot):
         raise RuntimeError("bot exploded")
 
 
-def test_the_sync_driver_takes_bare_values_and_survives_crashes() -> None:
-    """Without an event loop too, an agent's bare value is its answer and its crash is a recorded fault."""
+def test_the_sync_driver_takes_answers_or_bare_values_and_survives_crashes() -> None:
+    """An agent may answer with an ``Answer`` or its bare choice (``bot:random`` does), and the game is
+    the same; without an event loop too, an agent's crash is a recorded fault."""
     seed = 8
     setup = GameSetup(preset="std-12-guard", seed=seed)
     reference = play_sync(setup, [RandomBot(s, seed) for s in range(1, 13)])
-    bare = play_sync(setup, [BareRandom(s, seed) if s <= 4 else RandomBot(s, seed) for s in range(1, 13)])
-    assert [(d.request.key, d.value) for d in bare.game.decisions] == \
+    wrapped = play_sync(setup, [WrappedRandom(s, seed) if s <= 4 else RandomBot(s, seed) for s in range(1, 13)])
+    assert [(d.request.key, d.value) for d in wrapped.game.decisions] == \
         [(d.request.key, d.value) for d in reference.game.decisions]
+    assert wrapped.game.log == reference.game.log
     out = io.StringIO()
     crashed = play_sync(setup, [SyncCrasher(s, seed) if s <= 2 else RandomBot(s, seed) for s in range(1, 13)],
                         writer=TranscriptWriter(stream=out))

@@ -48,7 +48,9 @@ def ring(game: "Game", start: int, direction: str) -> list[int]:
 
 
 def neighbour(game: "Game", seat: int, direction: str) -> int:
-    return ring(game, seat, direction)[1]
+    """The next seat from ``seat`` in ``direction`` (the second seat of its ring)."""
+    step = 1 if direction == "ascending" else -1
+    return ((seat - 1 + step) % game.state.n) + 1
 
 
 def last_dead(game: "Game") -> int | None:
