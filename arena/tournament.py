@@ -48,6 +48,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from arena.config import ConfigError
+from arena.gc_policy import relax_young_collections
 
 DEFAULT_FACTORY = "agents.registry:make_agent"
 
@@ -353,6 +354,7 @@ def _pool_context() -> Any:
 
 
 def _play_in_worker(game_json: str, out: str, factory_path: str, lang: str) -> tuple[str, float | None, float | None]:
+    relax_young_collections()  # a worker process plays game after game (arena.gc_policy)
     game = ScheduledGame.model_validate_json(game_json)
     return asyncio.run(play_scheduled(game, Path(out), resolve_factory(factory_path), lang))
 
@@ -367,6 +369,7 @@ def play_to_text(game_json: str, factory_path: str, lang: str) -> tuple[str, str
 
     from arena.transcript import TranscriptWriter
 
+    relax_young_collections()  # a Ray worker plays game after game (arena.gc_policy)
     game = ScheduledGame.model_validate_json(game_json)
     buffer = io.StringIO()
     writer = TranscriptWriter(stream=buffer)

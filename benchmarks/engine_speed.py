@@ -7,12 +7,15 @@ figure plays the same games (seeds 0..games-1) ``--repeat`` times, the modes tak
 prints the fastest repeat and the median one. As with ``timeit``, the fastest repeat is the
 figure for the code: the same work never gets faster by chance, while on a shared machine other
 processes (and the hypervisor) slow some repeats by 10-40%. The median says how much they did.
+The figures use the garbage-collector setting of the arena's own processes (``arena.gc_policy``);
+one line repeats the driver's figure with CPython's default setting, so the difference stays visible.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import pstats
 import statistics
@@ -22,6 +25,7 @@ from typing import Callable
 
 from agents.bots import RandomBot
 from arena.engine import Game, GameSetup
+from arena.gc_policy import YOUNG_GENERATION_THRESHOLD
 from arena.referee import Table, play_sync, run_table_sync
 from arena.transcript import TranscriptWriter
 
@@ -105,16 +109,22 @@ def main() -> None:
     g = args.games
     Game(GameSetup(preset=args.preset, seed=0))  # warm caches (config files, pydantic schemas)
     with_agents(args.preset, min(g, 20), True)
-    print(f"preset {args.preset}, bot:random seats, one process: {g} games, {args.repeat} repeats of each figure")
-    modes: tuple[tuple[str, Callable[[], float]], ...] = (
-        ("engine only (inline random answers)", lambda: engine_only(args.preset, g)),
-        ("driver + bot:random agents, no transcript", lambda: with_agents(args.preset, g, False)),
-        ("driver + agents + JSONL transcript (memory)", lambda: with_agents(args.preset, g, True)),
+    print(f"preset {args.preset}, bot:random seats, one process: {g} games, {args.repeat} repeats of each figure;")
+    print(f"GC young-generation threshold {YOUNG_GENERATION_THRESHOLD} as in the arena's own processes "
+          "(arena.gc_policy) unless a line says otherwise")
+    arena_gc, default_gc = YOUNG_GENERATION_THRESHOLD, 700
+    modes: tuple[tuple[str, int, Callable[[], float]], ...] = (
+        ("engine only (inline random answers)", arena_gc, lambda: engine_only(args.preset, g)),
+        ("driver + bot:random agents, no transcript", arena_gc, lambda: with_agents(args.preset, g, False)),
+        ("  the same with CPython's default GC threshold", default_gc, lambda: with_agents(args.preset, g, False)),
+        ("driver + agents + JSONL transcript (memory)", arena_gc, lambda: with_agents(args.preset, g, True)),
     )
-    rates: dict[str, list[float]] = {label: [] for label, _ in modes}
+    rates: dict[str, list[float]] = {label: [] for label, _, _ in modes}
     sizes: dict[str, float] = {}
     for _ in range(args.repeat):  # the modes take turns, so a slow spell of the machine hits them alike
-        for label, run in modes:
+        for label, young_threshold, run in modes:
+            gc.set_threshold(young_threshold, *gc.get_threshold()[1:])
+            gc.collect()  # every mode starts from the same heap
             rates[label].append(run())
             if label == modes[1][0] and (not sizes or SIZES["us_per_decision"] < sizes["us_per_decision"]):
                 sizes = dict(SIZES)  # the per-game figures of the fastest driver repeat

@@ -15,6 +15,16 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+
+@app.callback()
+def _process_settings() -> None:
+    """Settings of the arena's own process, before any command runs."""
+    from arena.gc_policy import relax_young_collections
+
+    relax_young_collections()
+
+
 app.command("play")(play.play_command)
 app.command("presets")(info.presets_command)
 app.add_typer(info.rules_app, name="rules")
