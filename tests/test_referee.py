@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import random
+from typing import Any
 
 import pytest
 
@@ -191,3 +192,29 @@ def test_answers_in_order_equal_answers_by_id() -> None:
     assert in_order.over and in_order.log == by_id.log
     with pytest.raises(ValueError, match="0 answers for"):
         new_game("std-12-guard", seed=3).submit_in_order([])
+
+
+class Oddity:
+    def __str__(self) -> str:
+        return "an odd object"
+
+
+class OddAnswers(RandomBot):
+    """Answers with an object no JSON serialiser knows."""
+
+    def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
+        return Oddity()  # type: ignore[return-value]
+
+
+def test_an_answer_no_serialiser_knows_is_refused_and_written_as_text(tmp_path: Any) -> None:
+    from arena.transcript import read_transcript
+
+    seed = 9
+    path = tmp_path / "odd.jsonl"
+    with TranscriptWriter(path=path) as writer:
+        result = play_sync(GameSetup(preset="std-12-guard", seed=seed),
+                           [OddAnswers(s, seed) if s == 1 else RandomBot(s, seed) for s in range(1, 13)], writer=writer)
+    odd = [d for d in result.game.decisions if d.request.seat == 1]
+    assert odd and all(d.refused for d in odd)
+    lines = [d for d in read_transcript(path).decisions if d.seat == 1]
+    assert len(lines) == len(odd) and all(d.answer == "an odd object" and d.refused for d in lines)
