@@ -1,6 +1,6 @@
 """Machine instructions per game of the referee with `bot:random` seats, counted by valgrind.
 
-    python benchmarks/engine_instructions.py [--mode driver|engine] [--games 30] [--tree PATH] [--default-gc]
+    python benchmarks/engine_instructions.py [--mode driver|engine|transcript] [--games 30] [--tree PATH] [--default-gc]
 
 Time on a shared machine moves by 10-40% from one run to the next, which hides any change smaller
 than that; an instruction count does not move at all (same seeds, PYTHONHASHSEED=0). It is not
@@ -28,7 +28,7 @@ from engine_speed import engine_only, with_agents
 gc.set_threshold({young}, *gc.get_threshold()[1:])  # the arena's processes use 10,000 (arena.gc_policy)
 with_agents("std-12-guard", 3, True)  # imports, config files, schemas: paid before counting starts
 n = int(sys.argv[1])
-engine_only("std-12-guard", n) if {mode!r} == "engine" else with_agents("std-12-guard", n, False)
+engine_only("std-12-guard", n) if {mode!r} == "engine" else with_agents("std-12-guard", n, {mode!r} == "transcript")
 """
 
 
@@ -46,8 +46,9 @@ def count(tree: Path, mode: str, games: int, young: int) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", choices=("driver", "engine"), default="driver",
-                        help="driver: bot:random agents through the referee's driver; engine: answers drawn inline")
+    parser.add_argument("--mode", choices=("driver", "engine", "transcript"), default="driver",
+                        help="driver: bot:random agents through the referee's driver; engine: answers drawn inline; "
+                             "transcript: the driver writing a JSONL transcript to memory")
     parser.add_argument("--games", type=int, default=30)
     parser.add_argument("--default-gc", action="store_true",
                         help="CPython's default young-generation GC threshold (700) instead of the arena's (10,000)")
@@ -58,7 +59,8 @@ def main() -> None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
     tree = args.tree.resolve()
     young = 700 if args.default_gc else 10_000
-    subprocess.run([sys.executable, "-c", PLAY.format(bench=str(tree / "benchmarks"), mode=args.mode, young=young), "1"],
+    warm = PLAY.format(bench=str(tree / "benchmarks"), mode=args.mode, young=young)
+    subprocess.run([sys.executable, "-c", warm, "1"],
                    env=dict(os.environ, PYTHONPATH=str(tree)), cwd=tree, check=True)  # writes the .pyc files first
     few, many = count(tree, args.mode, 5, young), count(tree, args.mode, 5 + args.games, young)
     print(f"{tree} ({args.mode}, GC threshold {young}): {(many - few) / args.games / 1e6:.3f} M instructions "

@@ -129,3 +129,36 @@ def test_json_schema_describes_every_line_type() -> None:
     schema = json.dumps(json_schema())
     for name in ("HeaderLine", "EventLine", "DecisionLine", "ResultLine", "BallotCast", "Visibility"):
         assert name in schema
+
+
+def test_a_plain_decision_line_is_assembled_to_the_same_bytes() -> None:
+    """A bot's decision line is assembled from cached pieces; it must equal the general serialisation
+    for every kind of value an answer, a default or an error can hold."""
+    from pydantic_core import to_json
+
+    from arena.actions import YES_OR_NO, ChooseOption, DecisionRequest, Speak, SpeechOrderChoice, choose_seat
+    from arena.engine import DecisionRecord
+    from arena.referee import _plain_decision_line, decision_line_json
+    from arena.types import Kind
+
+    class Spec:
+        def __init__(self, spec: str | None):
+            self.spec = spec
+
+    values = [None, True, False, 0, 7, -3, 1.5, 2.0, "pass", 'say "hi"\n\\ 狼人杀 \u2028', [1, 2], [],
+              {"start": 3, "direction": "ascending"}, {"nested": [None, 1.25, "x"]}]
+    legals = [YES_OR_NO, choose_seat((1, 2, 3)), choose_seat((4,), allow_none=False),
+              ChooseOption(options=(0, 1, False)), Speak(max_chars=600, seconds=None), SpeechOrderChoice(starts=(2, 12))]
+    request_id = 0
+    for kind in (Kind.VOTE, "custom_kind"):
+        for legal in legals:
+            for value in values:
+                for error in (None, 'not "legal": 中'):
+                    request_id += 1
+                    req = DecisionRequest(id=request_id, seat=request_id % 12 + 1, kind=kind, phase="D2", asked_in="N2",
+                                          legal=legal, default=value)
+                    record = DecisionRecord(req, value, value, error is not None, error)
+                    for agent in (Spec("bot:random"), Spec(None), object()):
+                        expected = to_json(decision_fields(record, agent, None, None)).decode()
+                        assert _plain_decision_line(record, agent) == expected
+                        assert decision_line_json(record, agent, None, None) == expected
