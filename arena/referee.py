@@ -326,7 +326,8 @@ def decision_line_json(record: DecisionRecord, agent: Any, answer: Answer | None
     same float format, about four times faster than json.dumps); the reader still validates every
     line. A line with nothing but the choice (a bot's: no reasoning, metadata or latency) is
     assembled from pieces instead, most of them cached (``_plain_decision_line``)."""
-    if latency is None and (answer is None or not (answer.meta or answer.reasoning or answer.notes or answer.beliefs)):
+    if latency is None and (answer is None or (not answer.meta and answer.reasoning is None and answer.notes is None
+                                               and answer.beliefs is None)):
         try:
             return _plain_decision_line(record, agent)
         except PydanticSerializationError:
