@@ -80,13 +80,13 @@ class Night:
         self.phase = f"N{self.number}"
 
 
-def steps_for(game: "Game", number: int) -> list[str]:
+def steps_for(game: "Game", number: int) -> tuple[str, ...]:
     """The steps called on night ``number``. They depend only on the rules and on whether it is the
     first night, so each game works them out once for N1 and once for the nights after."""
     key = ("night_steps", number == 1)
     steps = game.memo.get(key)
     if steps is None:
-        steps = game.memo[key] = _steps_for(game, number)
+        steps = game.memo[key] = tuple(_steps_for(game, number))
     return steps
 
 
@@ -136,7 +136,7 @@ def run_night(game: "Game", number: int) -> "Flow":
 
 @lru_cache(maxsize=1)
 def _step_handlers() -> dict[str, Callable[["Game", Night], "Flow"]]:
-    """Each night step's rule function, by step name (imported late: the role modules import this one)."""
+    """Each night step's rule function, by step name (built on first use, once every role module is loaded)."""
     return {
         "thief": thief.night_step,
         "cupid": cupid.cupid_step,

@@ -33,6 +33,7 @@ def able_scapegoat(game: "Game") -> int | None:
 def die_for_tie(game: "Game", goat: int, tied: list[int]) -> "Flow":
     """R155: the scapegoat dies instead of the tied players; the day ends after his consequences."""
     from arena.engine import DayEnds
+
     state = game.state
     game.emit(ExileResult(phase=state.phase, seat=goat, reason="scapegoat"))
     if game.sw.scapegoat_reveals_tied:

@@ -128,6 +128,7 @@ def offer_self_destruct(game: "Game", before_speaker: int, *, election: bool = F
 def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
     """R68: reveal, die (a batch of its own), badge, own last words per switch; the day ends."""
     from arena.engine import DayEnds
+
     state = game.state
     game.emit(SelfDestructed(phase=state.phase, seat=seat, during="election" if election else "day"))
     game.emit(RoleRevealed(phase=state.phase, seat=seat, role=state.card(seat), reason="self_destruct"))
