@@ -79,9 +79,8 @@ def object_costs(preset: str, games: int) -> None:
     """The cost of the objects every game makes many of, against the cost of a whole game."""
     import timeit
 
-    from arena.actions import Answer, DecisionRequest
+    from arena.actions import YES_OR_NO, Answer, DecisionRequest
     from arena.events import Speech
-    from arena.actions import YES_OR_NO
 
     per_game = 1 / with_agents(preset, games, False)
     decisions, events = SIZES["decisions"], SIZES["events"]
