@@ -79,20 +79,21 @@ def object_costs(preset: str, games: int) -> None:
     """The cost of the objects every game makes many of, against the cost of a whole game."""
     import timeit
 
-    from arena.actions import YES_OR_NO, Answer, DecisionRequest
+    from arena.actions import YES_OR_NO
+    from arena.engine import _new_record, _new_request
     from arena.events import Speech
 
     per_game = 1 / with_agents(preset, games, False)
     decisions, events = SIZES["decisions"], SIZES["events"]
     n = 50_000
     event = timeit.timeit(lambda: Speech(phase="D1", seat=3, kind="discussion", text="pass"), number=n) / n
-    request = timeit.timeit(lambda: DecisionRequest(1, 2, "self_destruct", "D1", "D1", YES_OR_NO, False,
-                                                    {"before_speaker": 3}), number=n) / n
-    answer = timeit.timeit(lambda: Answer(value=False), number=n) / n
+    request = timeit.timeit(lambda: _new_request((1, 2, "self_destruct", "D1", "D1", YES_OR_NO, False,
+                                                  {"before_speaker": 3})), number=n) / n
+    record = timeit.timeit(lambda: _new_record((None, False, False, False, None)), number=n) / n
     print(f"a game: {per_game * 1e3:.2f} ms CPU, {decisions:.0f} decisions, {events:.0f} events")
     for name, cost, count in (("event (validated, frozen pydantic model)", event, events),
                               ("decision request (named tuple)", request, decisions),
-                              ("answer", answer, decisions)):
+                              ("decision record (named tuple)", record, decisions)):
         print(f"  {name:42s} {cost * 1e6:5.2f} us each, {count * cost / per_game:4.0%} of a game")
     print(f"300 games/s leaves {1e6 / 300 / decisions:.1f} us per decision; now {per_game * 1e6 / decisions:.1f}")
 
