@@ -7,11 +7,13 @@ emits events and never assigns state fields directly, so replaying the log rebui
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Callable, Literal, TypeVar
 
 from arena.config import RuleSet
 from arena.events import Event
 from arena.types import Cause, Role, Winner, is_wolf_card, parse_phase
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -61,6 +63,8 @@ class GameState:
     deaths: list[Death] = field(default_factory=list)
     winner: Winner | None = None
     win_reason: str = ""
+    # Memos of derived data (see derived()): not state, so neither shown nor compared.
+    _derived: dict[str, tuple[object, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     # ---- derived views -------------------------------------------------------------
     @property
@@ -75,14 +79,21 @@ class GameState:
     def day_number(self) -> int:
         return parse_phase(self.phase)[1]
 
+    def derived(self, name: str, key: object, compute: Callable[["GameState"], T]) -> T:
+        """``compute(self)``, worked out again only when ``key`` differs from the last call's under
+        ``name``. For data derived from the state (never state itself) that rule code asks many times
+        but that changes only with a counter the reducer keeps: ``cards_version`` (cards and links)
+        or the number of deaths. Callers treat the result as read-only."""
+        cached = self._derived.get(name)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        value = compute(self)
+        self._derived[name] = (key, value)
+        return value
+
     def alive_seats(self) -> list[int]:
-        """The living seats in order. A player dies only through the reducer, which records every
-        death in ``deaths``, so the list is worked out again only after a death."""
-        memo = self.__dict__.get("_alive_memo")
-        if memo is None or memo[0] != len(self.deaths):
-            alive = tuple(s for s, p in self.players.items() if p.alive)
-            memo = self.__dict__["_alive_memo"] = (len(self.deaths), alive)
-        return list(memo[1])
+        """The living seats in order (a player dies only through the reducer, which records the death)."""
+        return list(self.derived("alive_seats", len(self.deaths), _alive_seats))
 
     def is_alive(self, seat: int) -> bool:
         return self.players[seat].alive
@@ -98,17 +109,7 @@ class GameState:
         return [s for s in seats if players[s].alive]
 
     def _seats_by_card(self) -> dict[Role, tuple[int, ...]]:
-        """Seats by the card they hold. Cards change only through the reducer, which counts the
-        changes (``cards_version``), so this is worked out again only after such a change."""
-        memo = self.__dict__.get("_seats_by_card_memo")
-        if memo is not None and memo[0] == self.cards_version:
-            return memo[1]
-        by_card: dict[Role, list[int]] = {}
-        for seat, player in self.players.items():
-            by_card.setdefault(player.card, []).append(seat)
-        result = {card: tuple(seats) for card, seats in by_card.items()}
-        self.__dict__["_seats_by_card_memo"] = (self.cards_version, result)
-        return result
+        return self.derived("seats_by_card", self.cards_version, _seats_by_card)
 
     def wolf_card_seats(self, *, alive_only: bool = True) -> list[int]:
         return [s for s, p in self.players.items() if is_wolf_card(p.card) and (p.alive or not alive_only)]
@@ -131,6 +132,17 @@ class GameState:
         if self.lovers and seat in self.lovers:
             return self.lovers[0] if self.lovers[1] == seat else self.lovers[1]
         return None
+
+
+def _alive_seats(state: GameState) -> tuple[int, ...]:
+    return tuple(s for s, p in state.players.items() if p.alive)
+
+
+def _seats_by_card(state: GameState) -> dict[Role, tuple[int, ...]]:
+    by_card: dict[Role, list[int]] = {}
+    for seat, player in state.players.items():
+        by_card.setdefault(player.card, []).append(seat)
+    return {card: tuple(seats) for card, seats in by_card.items()}
 
 
 #: Events that only record what was said or asked: most of the log, so they leave the reducer first.

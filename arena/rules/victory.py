@@ -13,13 +13,11 @@ def camps(state: GameState) -> dict[int, Camp]:
     events (the thief, the maid, Cupid), so the result is memoised per applied event (derived data,
     not state).
     """
-    key = state.cards_version  # cards and links change only through the reducer, which counts them
-    cached = state.__dict__.get("_camps_memo")
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    result = {seat: _camp_of(state, seat) for seat in state.players}
-    state.__dict__["_camps_memo"] = (key, result)
-    return result
+    return state.derived("camps", state.cards_version, _camps)
+
+
+def _camps(state: GameState) -> dict[int, Camp]:
+    return {seat: _camp_of(state, seat) for seat in state.players}
 
 
 def camp_of(state: GameState, seat: int) -> Camp:
@@ -68,13 +66,7 @@ def side_kill_classes(state: GameState) -> dict[str, list[int]]:
 
     Made of cards, links and switches only, so memoised like :func:`camps` (read-only for callers).
     """
-    key = state.cards_version
-    cached = state.__dict__.get("_side_kill_memo")
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    result = _side_kill_classes(state)
-    state.__dict__["_side_kill_memo"] = (key, result)
-    return result
+    return state.derived("side_kill_classes", state.cards_version, _side_kill_classes)
 
 
 def _side_kill_classes(state: GameState) -> dict[str, list[int]]:

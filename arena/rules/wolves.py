@@ -64,12 +64,10 @@ def self_destruct_seats(game: "Game") -> list[int]:
 
 
 def _self_destruct_card_seats(state: "GameState") -> tuple[int, ...]:
-    """The seats holding a card that may self-destruct, living or dead. Cards change only through the
-    reducer, which counts the changes, so this is memoised on that count (derived data, not state)."""
-    key = state.cards_version
-    cached = state.__dict__.get("_self_destruct_memo")
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    seats = tuple(s for s, p in state.players.items() if p.card in SELF_DESTRUCT_CARDS)
-    state.__dict__["_self_destruct_memo"] = (key, seats)
-    return seats
+    """The seats holding a card that may self-destruct, living or dead (worked out again only after a
+    card changes)."""
+    return state.derived("self_destruct_card_seats", state.cards_version, _card_seats_that_may_self_destruct)
+
+
+def _card_seats_that_may_self_destruct(state: "GameState") -> tuple[int, ...]:
+    return tuple(s for s, p in state.players.items() if p.card in SELF_DESTRUCT_CARDS)
