@@ -271,18 +271,23 @@ _MISSING: Any = object()
 # legal set is shared by many requests (it is immutable), a seat's visibility is the same on every
 # line of that seat. Their JSON-ready forms are built once; callers treat them as read-only. (A
 # kind is handed over as its plain string: pydantic-core serialises an enum member a third slower.)
-_LEGAL_JSON: dict[int, tuple[Any, dict[str, Any]]] = {}
+_LEGAL_FORMS: dict[int, tuple[Any, dict[str, Any], str]] = {}
+
+
+def _legal_forms(legal: Any) -> tuple[Any, dict[str, Any], str]:
+    """(the legal set, its JSON-ready dict, its JSON text), made once per legal set."""
+    entry = _LEGAL_FORMS.get(id(legal))
+    if entry is not None and entry[0] is legal:
+        return entry
+    if len(_LEGAL_FORMS) > 4096:
+        _LEGAL_FORMS.clear()
+    form = legal.to_json()
+    entry = _LEGAL_FORMS[id(legal)] = (legal, form, to_json(form).decode())  # holding the set keeps its id
+    return entry
 
 
 def _legal_json(legal: Any) -> dict[str, Any]:
-    entry = _LEGAL_JSON.get(id(legal))
-    if entry is not None and entry[0] is legal:
-        return entry[1]
-    if len(_LEGAL_JSON) > 4096:
-        _LEGAL_JSON.clear()
-    form = legal.to_json()
-    _LEGAL_JSON[id(legal)] = (legal, form)  # holding the set keeps its id from being reused
-    return form
+    return _legal_forms(legal)[1]
 
 
 @lru_cache(maxsize=256)
@@ -347,7 +352,7 @@ def _plain_decision_line(record: DecisionRecord, agent: Any) -> str:
     return (f'{{"type":"decision","id":{req.id},"seat":{req.seat},'
             f'"kind":{_text_json(kind._value_ if isinstance(kind, Enum) else kind)},'
             f'"phase":{_text_json(req.phase)},"asked_in":{_text_json(req.asked_in)},'
-            f'"legal":{_legal_text(req.legal)},"default":{_value_json(req.default)},'
+            f'"legal":{_legal_forms(req.legal)[2]},"default":{_value_json(req.default)},'
             f'"answer":{_value_json(record.answer)},"value":{_value_json(record.value)},'
             f'"refused":{"true" if record.refused else "false"},"error":{_value_json(record.error)},'
             + _plain_tail(req.seat, getattr(agent, "spec", None)))
@@ -370,20 +375,6 @@ def _value_json(value: Any) -> str:
 def _text_json(text: str) -> str:
     """JSON text of a string that recurs (a kind, a phase)."""
     return to_json(text).decode()
-
-
-def _legal_text(legal: Any) -> str:
-    entry = _LEGAL_TEXT.get(id(legal))
-    if entry is not None and entry[0] is legal:
-        return entry[1]
-    if len(_LEGAL_TEXT) > 4096:
-        _LEGAL_TEXT.clear()
-    text = to_json(_legal_json(legal)).decode()
-    _LEGAL_TEXT[id(legal)] = (legal, text)
-    return text
-
-
-_LEGAL_TEXT: dict[int, tuple[Any, str]] = {}
 
 
 @lru_cache(maxsize=1024)
