@@ -121,8 +121,6 @@ class Game:
         self.election_due = False
         self.phases_without_death = 0
         self.day_ended_early = False
-        # Facts derived from the rules alone (they never change during a game), worked out once.
-        self.memo: dict[Any, Any] = {}
         self.state = self._deal()
         self.listeners: list[Callable[[Event], None]] = []
         self._flow = self._run()

@@ -83,11 +83,7 @@ class Night:
 def steps_for(game: "Game", number: int) -> tuple[str, ...]:
     """The steps called on night ``number``. They depend only on the rules and on whether it is the
     first night, so each game works them out once for N1 and once for the nights after."""
-    key = ("night_steps", number == 1)
-    steps = game.memo.get(key)
-    if steps is None:
-        steps = game.memo[key] = tuple(_steps_for(game, number))
-    return steps
+    return game.state.derived("night_steps", number == 1, lambda state: tuple(_steps_for(game, number)))
 
 
 def _steps_for(game: "Game", number: int) -> list[str]:
