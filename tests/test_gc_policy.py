@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 from typing import Iterator
 
 import pytest
@@ -35,11 +37,12 @@ def test_never_lowers_a_threshold_nor_switches_collection_back_on() -> None:
 
 
 def test_importing_the_package_changes_nothing_and_the_command_applies_it() -> None:
+    # A fresh interpreter: in this one the modules are imported already.
+    code = ("import gc; import arena.engine, arena.referee, arena.tournament, agents.bots; "
+            "print(gc.get_threshold()[0])")
+    fresh = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert fresh.stdout.strip() == "700"  # CPython's default, untouched by the imports
     gc.set_threshold(700, 10, 10)
-    import arena.engine  # noqa: F401
-    import arena.referee  # noqa: F401
-
-    assert gc.get_threshold()[0] == 700
     result = CliRunner().invoke(app, ["presets"])
     assert result.exit_code == 0, result.output
     assert gc.get_threshold()[0] == YOUNG_GENERATION_THRESHOLD
