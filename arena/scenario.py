@@ -36,6 +36,7 @@ class Scenario(BaseModel):
     stop_after: str | None = None
     expect: dict[str, Any] = Field(default_factory=dict)
     rules_cited: list[str] = Field(default_factory=list)
+    seeds_cited: list[str] = Field(default_factory=list)  # the seed passages the expectation rests on
     why: str = ""
 
     @field_validator("script")

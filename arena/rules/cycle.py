@@ -41,7 +41,7 @@ def check_draw(game: "Game", had_death: bool) -> None:
 
 def dawn(game: "Game", night: "night_rules.Night") -> "Flow":
     """R46: batch K -> check -> batch P -> check -> (election) -> announcement -> skills -> badge -> last words."""
-    batch_k, batch_p = night_rules.night_batches(night)
+    batch_k, batch_p = night_rules.night_batches(game, night)
     departed = deaths.process_batch(game, batch_k, night.phase)
     deaths.finish_if_won(game, announce=[d.seat for d in departed], death_phase=night.phase)
     departed += deaths.process_batch(game, batch_p, night.phase)

@@ -49,7 +49,7 @@ def night_step(game: "Game", night: "Night") -> "Flow":
         return
     from arena.rules.night import night_batches
 
-    batch_k, batch_p = night_batches(night)
+    batch_k, batch_p = night_batches(game, night)
     dying = batch_k + batch_p
     for seat in game.state.holders(Role.HUNTER):
         causes = [c for s, c in dying if s == seat]

@@ -226,8 +226,12 @@ def pending_victims(game: "Game", night: Night) -> list[int]:
     return sorted(out)
 
 
-def night_batches(night: Night) -> tuple[list[tuple[int, Cause]], list[tuple[int, Cause]]]:
-    """Batch K (wolf attacks) and batch P (poison...) of R34."""
+def night_batches(game: "Game", night: Night) -> tuple[list[tuple[int, Cause]], list[tuple[int, Cause]]]:
+    """Batch K (wolf attacks) and batch P (poison...) of R34.
+
+    A seat dies once however many effects hit it that night, and its death keeps every one of them
+    (OQ3): a later hit on a seat that batch K already kills, directly or as the other lover (R40), joins
+    that death in batch K instead of being dropped as spent on a dead man."""
     batch_k: list[tuple[int, Cause]] = []
     victim = knife_outcome(night)
     if victim is not None:
@@ -239,6 +243,8 @@ def night_batches(night: Night) -> tuple[list[tuple[int, Cause]], list[tuple[int
     if isinstance(caught, int):
         batch_k.append((caught, Cause.LITTLE_GIRL))  # R153: unsavable, in batch K
     in_k = {seat for seat, _ in batch_k}
+    grieving = {partner for seat in in_k if (partner := game.state.partner(seat)) is not None
+                and partner not in in_k and game.state.is_alive(partner)}
     batch_p: list[tuple[int, Cause]] = []
     later: list[tuple[int, Cause]] = [(a.target, a.cause) for a in night.attacks
                                       if a.cause not in WOLF_ATTACKS and attack_lands(night, a)]  # hunting gun
@@ -249,6 +255,11 @@ def night_batches(night: Night) -> tuple[list[tuple[int, Cause]], list[tuple[int
         if seat in in_k:
             # Knifed and poisoned: one death in batch K that carries both causes, so rules that
             # test "died by poison" (the hunter, the elder) still see the poison (OQ3).
+            batch_k.append((seat, cause))
+        elif seat in grieving:
+            # The other lover of a batch K death, poisoned too: he dies of grief and of the poison.
+            if (seat, Cause.LOVER) not in batch_k:
+                batch_k.append((seat, Cause.LOVER))
             batch_k.append((seat, cause))
         else:
             batch_p.append((seat, cause))
