@@ -48,6 +48,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from arena.config import ConfigError
+from arena.credentials import credential_problems, scrub
+from arena.durable import FolderBusy, FolderLock, cut_torn_tail, write_atomic
 from arena.gc_policy import relax_young_collections
 
 DEFAULT_FACTORY = "agents.registry:make_agent"
@@ -66,6 +68,24 @@ class RosterEntry(BaseModel):
     label: str = Field(min_length=1)
     agent: str = Field(min_length=1, description="agent spec, e.g. bot:heuristic or openai:gpt-4o-mini")
     options: dict[str, Any] = Field(default_factory=dict, description="passed to the agent factory")
+
+    @field_validator("options")
+    @classmethod
+    def _no_credentials(cls, options: dict[str, Any]) -> dict[str, Any]:
+        # Options are persisted (tournament.json, transcript headers): a key here would be on disk.
+        problems = credential_problems(options)
+        if problems:
+            raise ValueError(f"credentials are not accepted in options ({', '.join(problems)}): keys come only "
+                             "from OPENAI_API_KEY / ANTHROPIC_API_KEY or the keys file")
+        return options
+
+    @field_validator("agent")
+    @classmethod
+    def _no_credentials_in_spec(cls, agent: str) -> str:
+        if credential_problems(agent):
+            raise ValueError("the agent spec holds a URL with a user name or password; keys come only from "
+                             "OPENAI_API_KEY / ANTHROPIC_API_KEY or the keys file")
+        return agent
 
 
 class BoardEntry(BaseModel):
@@ -239,6 +259,7 @@ class Index:
 
     def __init__(self, path: Path):
         self.path = path
+        self._tail_checked = False
         self.state: dict[str, IndexEntry] = {}
         self.done_count: dict[str, int] = {}
         if path.exists():
@@ -254,6 +275,11 @@ class Index:
                     self.done_count[entry.game_id] = self.done_count.get(entry.game_id, 0) + 1
 
     def write(self, entry: IndexEntry) -> None:
+        if not self._tail_checked:
+            # A kill mid-append leaves a line without its newline; appending to it would glue the
+            # next entry onto the torn one and lose both. The torn state is redone anyway.
+            cut_torn_tail(self.path)
+            self._tail_checked = True
         with open(self.path, "a", encoding="utf-8") as fh:
             fh.write(entry.model_dump_json(exclude_none=True) + "\n")
             fh.flush()  # survives a killed process; no fsync: a power cut only costs a replayed game
@@ -427,15 +453,40 @@ class TournamentResult(BaseModel):
     seconds: float
 
 
+def persisted_config(cfg: TournamentConfig) -> dict[str, Any]:
+    """The config as ``tournament.json`` stores it: never a key option, never a URL's user info."""
+    return scrub(cfg.model_dump(mode="json"))
+
+
+def read_meta(folder: Path) -> dict[str, Any]:
+    """``folder/tournament.json``; a missing, empty or damaged file is a :class:`TournamentError`."""
+    path = Path(folder) / "tournament.json"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TournamentError(f"{folder}: not a tournament output folder (no tournament.json)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TournamentError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    try:
+        meta = json.loads(text)
+    except json.JSONDecodeError as exc:
+        meta = exc
+    if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
+        what = "empty" if not text.strip() else "damaged (not the JSON this arena writes)"
+        raise TournamentError(f"{path} is {what}; it cannot be resumed: delete the folder's tournament.json "
+                              "to start the schedule's bookkeeping afresh, or use another --out")
+    return meta
+
+
 def prepare_out(cfg: TournamentConfig, out: Path, schedule: list[ScheduledGame], resume: bool,
                 shard: tuple[int, int] | None) -> Index:
     out.mkdir(parents=True, exist_ok=True)
     (out / "games").mkdir(exist_ok=True)
     meta_path = out / "tournament.json"
-    meta = {"config": cfg.model_dump(mode="json"), "fingerprint": fingerprint(cfg, schedule),
+    meta = {"config": persisted_config(cfg), "fingerprint": fingerprint(cfg, schedule),
             "shard": list(shard) if shard else None, "games": len(schedule)}
     if meta_path.exists():
-        old = json.loads(meta_path.read_text(encoding="utf-8"))
+        old = read_meta(out)
         if old.get("fingerprint") != meta["fingerprint"] or old.get("shard") != meta["shard"]:
             raise TournamentError(f"{out} holds a different tournament (config, schedule or shard changed); "
                                   "use another --out or delete it")
@@ -444,7 +495,7 @@ def prepare_out(cfg: TournamentConfig, out: Path, schedule: list[ScheduledGame],
             if any(e.status != "scheduled" for e in index.state.values()):
                 raise TournamentError(f"{out} already holds games of this tournament; pass --resume to finish it")
     else:
-        meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        write_atomic(meta_path, json.dumps(meta, indent=2))
     index = Index(out / "index.jsonl")
     for game in schedule:
         if game.game_id not in index.state:
@@ -479,6 +530,29 @@ async def run_tournament(
     schedule = shard_of(build_schedule(cfg), shard)
     if watch is not None:
         find_game(schedule, watch)  # fail before touching the output folder
+    lock = lock_folder(out)
+    try:
+        return await _run_locked(cfg, out, schedule, resume, shard, concurrency, executor, factory_path,
+                                 on_progress, ray_address, ray_task_cpus, watch, on_watch_event, t0)
+    finally:
+        lock.release()
+
+
+def lock_folder(out: Path) -> FolderLock:
+    """The output folder's lock: two runners in one folder would play games twice and race on renames."""
+    lock = FolderLock(out)
+    try:
+        lock.acquire()
+    except FolderBusy as exc:
+        raise TournamentError(f"{exc}: wait for it to finish, or use another --out") from None
+    return lock
+
+
+async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[ScheduledGame], resume: bool,
+                      shard: tuple[int, int] | None, concurrency: int | None, executor: str, factory_path: str,
+                      on_progress: Callable[[Progress], None] | None, ray_address: str | None,
+                      ray_task_cpus: float, watch: str | None, on_watch_event: Callable[[Any], None] | None,
+                      t0: float) -> TournamentResult:
     index = prepare_out(cfg, out, schedule, resume, shard)
     # Whatever a crash left half-written is discarded and replayed.
     parts = list((out / "games").glob("*.jsonl.part"))
@@ -593,20 +667,24 @@ class MergeResult(BaseModel):
 
 def merge_outputs(sources: Sequence[Path], out: Path) -> MergeResult:
     """Combine shard folders of one tournament: every finished transcript once, one index."""
-    import shutil
-
-    metas = []
-    for src in sources:
-        meta_path = Path(src) / "tournament.json"
-        if not meta_path.exists():
-            raise TournamentError(f"{src}: not a tournament output folder (no tournament.json)")
-        metas.append(json.loads(meta_path.read_text(encoding="utf-8")))
+    metas = [read_meta(Path(src)) for src in sources]
     configs = {json.dumps(m["config"], sort_keys=True) for m in metas}
     if len(configs) != 1:
         raise TournamentError("the folders come from different tournament configs; refusing to merge")
     cfg = TournamentConfig(**metas[0]["config"])
     schedule = build_schedule(cfg)
     (out / "games").mkdir(parents=True, exist_ok=True)
+    lock = lock_folder(out)
+    try:
+        return _merge_locked(sources, out, cfg, schedule)
+    finally:
+        lock.release()
+
+
+def _merge_locked(sources: Sequence[Path], out: Path, cfg: TournamentConfig,
+                  schedule: list[ScheduledGame]) -> MergeResult:
+    import shutil
+
     index = Index(out / "index.jsonl")
     copied: set[str] = set(g for g, e in index.state.items() if e.status == "done")
     duplicates = 0
@@ -625,8 +703,8 @@ def merge_outputs(sources: Sequence[Path], out: Path) -> MergeResult:
             shutil.copyfile(path, target)
             copied.add(game_id)
             index.write(IndexEntry(game_id=game_id, status="done", time=time.time(), winner=winner))
-    meta = {"config": cfg.model_dump(mode="json"), "fingerprint": fingerprint(cfg, schedule), "shard": None,
+    meta = {"config": persisted_config(cfg), "fingerprint": fingerprint(cfg, schedule), "shard": None,
             "games": len(schedule), "merged_from": [str(s) for s in sources]}
-    (out / "tournament.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    write_atomic(out / "tournament.json", json.dumps(meta, indent=2))
     missing = [g.game_id for g in schedule if g.game_id not in copied]
     return MergeResult(out=str(out), games=len(copied), duplicates=duplicates, missing=missing)
