@@ -49,9 +49,10 @@ def election(game: "Game", participants: list[int]) -> "Flow":
     if len(remaining) == 1:
         game.emit(SheriffElected(phase=game.state.phase, seat=remaining[0], reason="unopposed"))
         return
-    non_candidates = [s for s in participants if s not in ran]
+    non_candidates = [s for s in participants if s not in ran and vote.has_vote(game, s)]
     voters = non_candidates if sw.sheriff_voters == "non_candidates" else [
-        s for s in participants if s not in set(ran) - set(remaining)]  # `all`: withdrawn lose their vote
+        s for s in participants if s not in set(ran) - set(remaining) and vote.has_vote(game, s)]
+    # `all`: withdrawn candidates lose their vote (R52)
     if not voters:
         return _no_sheriff(game, "nobody may vote")
     _, top = yield from vote.cast(game, "sheriff", voters, remaining, 1)
@@ -73,7 +74,7 @@ def election(game: "Game", participants: list[int]) -> "Flow":
     if sw.sheriff_pk_voters == "non_candidates":
         pk_voters = non_candidates
     elif sw.sheriff_pk_voters == "non_candidates_and_losers":
-        pk_voters = non_candidates + [s for s in remaining if s not in top]
+        pk_voters = non_candidates + [s for s in remaining if s not in top and vote.has_vote(game, s)]
     else:
         pk_voters = voters
     # `all` keeps the first round's voters, tied candidates included (R57); self-votes are refused.
@@ -96,7 +97,7 @@ def _second_tie(game: "Game") -> None:
 def election_after_discussion(game: "Game") -> "Flow":
     """R48 ``after_d1_discussion`` (001, OQ17): every living player votes for another; a tie elects nobody."""
     alive = game.state.alive_seats()
-    _, top = yield from vote.cast(game, "sheriff", alive, alive, 1)
+    _, top = yield from vote.cast(game, "sheriff", [s for s in alive if vote.has_vote(game, s)], alive, 1)
     if len(top) == 1:
         game.emit(SheriffElected(phase=game.state.phase, seat=top[0], reason="elected"))
     else:

@@ -69,10 +69,14 @@ def exile_weights(game: "Game") -> dict[int, float]:
     return weights
 
 
+def has_vote(game: "Game", seat: int) -> bool:
+    """R138, OQ42: a revealed idiot has no vote in any vote for the rest of the game, elections included."""
+    return not game.state.players[seat].idiot_revealed
+
+
 def eligible_voters(game: "Game") -> list[int]:
     """R84: the living, less a revealed idiot (R138)."""
-    state = game.state
-    voters = [s for s in state.alive_seats() if not state.players[s].idiot_revealed]
+    voters = [s for s in game.state.alive_seats() if has_vote(game, s)]
     return scapegoat.restricted_voters(game, voters)  # R156: the scapegoat's ban or allow list
 
 
