@@ -51,7 +51,8 @@ def cast(game: "Game", ballot: str, voters: list[int], targets: list[int], round
                                      context={"candidates": list(targets), "round": round_no}))
     ballots = yield from game.ask_all(requests)
     weights = weights or {}
-    visibility = PUBLIC if game.sw.ballot_visibility == "public" or ballot.startswith("sheriff") else REFEREE
+    # R82: `secret` covers every ballot of the game, the sheriff election and its revote included.
+    visibility = PUBLIC if game.sw.ballot_visibility == "public" else REFEREE
     for voter in sorted(ballots):
         game.emit(BallotCast(phase=game.state.phase, visibility=visibility, ballot=ballot, round=round_no,
                              voter=voter, target=ballots[voter], weight=weights.get(voter, 1)))
