@@ -13,16 +13,29 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 from collections import defaultdict
 from dataclasses import make_dataclass, dataclass, field
 from typing import Any, Iterable, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from arena.evaluate.claims import mentioned_seats, parse_claims
 from arena.evaluate.load import RawGame
 from arena.evaluate.records import GameRecord, SeatRecord
-from arena.evaluate.stats import Z95, auroc, chance_corrected, wilson_interval
+from arena.evaluate.stats import (
+    MIN_GAMES,
+    auroc,
+    chance_corrected,
+    cluster_ratio_variance,
+    cluster_totals,
+    holm_reject,
+    clustered_mean_interval,
+    clustered_rate_interval,
+    make_rng,
+    percentile_interval,
+)
 from arena.types import is_wolf_card
 
 ALL = "all"
@@ -168,6 +181,11 @@ class MetricRow(BaseModel):
     corrected: float | None = Field(None, description="(value - chance) / (1 - chance)")
     corrected_low: float | None = None
     corrected_high: float | None = None
+    games: int | None = Field(None, description="independent units (games, or deals for mirrored games) behind n")
+    below_floor: bool = Field(False, description="fewer than MIN_GAMES units: the interval rests on too few games")
+    p_chance: float | None = Field(None, description="two-sided p-value of value == chance (cluster-robust)")
+    differs_from_chance: bool | None = Field(None, description=(
+        "the interval excludes chance after Holm's correction over every row of the report compared with chance"))
 
 
 class MetricResult(BaseModel):
@@ -243,33 +261,75 @@ class BalanceReport(BaseModel):
 # --- accumulation -------------------------------------------------------------------------------
 
 
-@dataclass
-class _Rate:
-    k: float = 0.0
-    n: int = 0
-    chance: float = 0.0
-    chance_n: int = 0
+class _Clustered:
+    """Per-cluster (game, or deal for mirrored games) sums beside the running totals, so an interval
+    can treat the game as the unit. Consecutive observations of one game share one entry."""
 
-    def add(self, hit: float, chance: float | None = None) -> None:
+    __slots__ = ("gc", "gy", "gn", "last")
+
+    def __init__(self) -> None:
+        self.gc: list[int] = []
+        self.gy: list[float] = []
+        self.gn: list[int] = []
+        self.last = -1
+
+    def _note(self, y: float, count: int, cluster: int) -> None:
+        if cluster != self.last:
+            self.gc.append(cluster)
+            self.gy.append(0.0)
+            self.gn.append(0)
+            self.last = cluster
+        self.gy[-1] += y
+        self.gn[-1] += count
+
+    def totals(self):  # type: ignore[no-untyped-def]
+        return cluster_totals(self.gc, self.gy, self.gn)
+
+    @property
+    def games(self) -> int:
+        return len(set(self.gc))
+
+
+class _Rate(_Clustered):
+    __slots__ = ("k", "n", "chance", "chance_n")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.k = 0.0
+        self.n = 0
+        self.chance = 0.0
+        self.chance_n = 0
+
+    def add(self, hit: float, chance: float | None = None, cluster: int = 0) -> None:
         self.k += hit
         self.n += 1
+        self._note(hit, 1, cluster)
         if chance is not None:
             self.chance += chance
             self.chance_n += 1
 
+    def add_misses(self, count: int, chance: float, cluster: int) -> None:
+        """``count`` trials of one game that all missed, each with the same chance."""
+        self.n += count
+        self.chance += chance * count
+        self.chance_n += count
+        self._note(0.0, count, cluster)
 
-@dataclass
-class _Mean:
-    s: float = 0.0
-    ss: float = 0.0
-    n: int = 0
-    chance: float = 0.0
-    chance_n: int = 0
 
-    def add(self, x: float, chance: float | None = None) -> None:
+class _Mean(_Clustered):
+    __slots__ = ("s", "n", "chance", "chance_n")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.s = 0.0
+        self.n = 0
+        self.chance = 0.0
+        self.chance_n = 0
+
+    def add(self, x: float, chance: float | None = None, cluster: int = 0) -> None:
         self.s += x
-        self.ss += x * x
         self.n += 1
+        self._note(x, 1, cluster)
         if chance is not None:
             self.chance += chance
             self.chance_n += 1
@@ -279,6 +339,7 @@ class _Mean:
 class _Auc:
     scores: list[float] = field(default_factory=list)
     labels: list[bool] = field(default_factory=list)
+    clusters: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -299,14 +360,22 @@ class Accumulator:
     #: one shared tuple per distinct (roster name, spec, version, settings) seen in a header
     roster_keys: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
 
+    #: the cluster of the game being scored: one per (board, seed), so mirrored games form one unit
+    cluster: int = 0
+    cluster_ids: dict[tuple[str, Any], int] = field(default_factory=dict)
+
+    def start_game(self, board: str, seed: Any, game_id: str) -> None:
+        key = (board, seed) if isinstance(seed, int) else (board, "game:" + game_id)
+        self.cluster = self.cluster_ids.setdefault(key, len(self.cluster_ids))
+
     def rate(self, metric: str, agent: str, hit: float, chance: float | None = None, group: str = ALL,
              by_day: str | None = None) -> None:
-        self.rates[(metric, agent, group)].add(hit, chance)
+        self.rates[(metric, agent, group)].add(hit, chance, self.cluster)
         if by_day is not None:
-            self.rates[(metric, agent, by_day)].add(hit, chance)
+            self.rates[(metric, agent, by_day)].add(hit, chance, self.cluster)
 
     def mean(self, metric: str, agent: str, x: float, chance: float | None = None, group: str = ALL) -> None:
-        self.means[(metric, agent, group)].add(x, chance)
+        self.means[(metric, agent, group)].add(x, chance, self.cluster)
 
 
 def _roster_keys(acc: Accumulator, agents: list[dict[str, Any]]) -> tuple[tuple[Any, ...], ...]:
@@ -399,6 +468,7 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
                                side="wolf" if wolf[s] else "good") for s in seats),
     )
     acc.records.append(record)
+    acc.start_game(board, header.get("seed"), header["game_id"])
 
     # ---- outcomes and balance -----------------------------------------------------------------
     agents_in_game = {agent_of.get(s, "?") for s in seats}
@@ -627,9 +697,7 @@ def score_game(game: RawGame, acc: Accumulator) -> None:
     for s, count in plain_decisions.items():
         a = agent_of.get(s, "?")
         for metric in ("invalid_answers", "fallback_rate"):
-            r = acc.rates[(metric, a, ALL)]
-            r.n += count
-            r.chance_n += count
+            acc.rates[(metric, a, ALL)].add_misses(count, 0.0, acc.cluster)
     avail.decisions += n_decisions + sum(plain_decisions.values())
 
     # ---- night outcomes ------------------------------------------------------------------------
@@ -783,10 +851,10 @@ def _belief_metrics(acc: Accumulator, reports: list[_Report], claims_log: list, 
         auc_day = acc.aucs[("belief_auroc", a, group)]
         for x, lab in zip(rated, labels):
             p = min(1.0, max(0.0, r.beliefs[x]))
-            auc_all.scores.append(p)
-            auc_all.labels.append(lab)
-            auc_day.scores.append(p)
-            auc_day.labels.append(lab)
+            for auc in (auc_all, auc_day):
+                auc.scores.append(p)
+                auc.labels.append(lab)
+                auc.clusters.append(acc.cluster)
             acc.mean("belief_brier", a, (p - (1.0 if lab else 0.0)) ** 2, base * (1 - base))
             acc.mean("belief_brier", a, (p - (1.0 if lab else 0.0)) ** 2, base * (1 - base), group=group)
             if lab:
@@ -875,9 +943,21 @@ def _speaker_target(reports: list[_Report], speaker: int, pos: int, day: int,
 def _rate_row(agent: str, group: str, r: _Rate, correct: bool) -> MetricRow:
     n = r.n
     value = r.k / n if n else None
-    low, high = wilson_interval(min(max(r.k, 0.0), n), n) if n else (None, None)
+    games = r.games
+    if n:
+        y, cn = r.totals()
+        low, high = clustered_rate_interval(y, cn)
+    else:
+        low = high = None
     chance = r.chance / r.chance_n if r.chance_n else None
-    row = MetricRow(agent=agent, group=group, value=value, low=low, high=high, n=n, chance=chance)
+    row = MetricRow(agent=agent, group=group, value=value, low=low, high=high, n=n, games=games,
+                    below_floor=games < MIN_GAMES, chance=chance)
+    if n and chance is not None and value is not None and 0.0 < chance < 1.0:
+        y, cn = r.totals()
+        v_c = cluster_ratio_variance(y, cn)
+        deff = max(1.0, v_c / (value * (1 - value) / n)) if 0 < value < 1 and math.isfinite(v_c) else n / max(games, 1)
+        se0 = math.sqrt(chance * (1 - chance) / n * deff)
+        row.p_chance = _two_sided_p((value - chance) / se0, games)
     if correct and chance is not None and value is not None and chance < 1.0:
         row.corrected = chance_corrected(value, chance)
         row.corrected_low = chance_corrected(low, chance) if low is not None else None
@@ -889,28 +969,54 @@ def _mean_row(agent: str, group: str, m: _Mean) -> MetricRow:
     n = m.n
     mean = m.s / n if n else None
     low = high = None
-    if n >= 2 and mean is not None:
-        var = max(0.0, (m.ss - n * mean * mean) / (n - 1))
-        half = Z95 * math.sqrt(var / n)
-        low, high = mean - half, mean + half
+    games = m.games
+    if n and mean is not None:
+        y, cn = m.totals()
+        low, high = clustered_mean_interval(y, cn)
     chance = m.chance / m.chance_n if m.chance_n else None
-    return MetricRow(agent=agent, group=group, value=mean, low=low, high=high, n=n, chance=chance)
+    row = MetricRow(agent=agent, group=group, value=mean, low=low, high=high, n=n, games=games,
+                    below_floor=games < MIN_GAMES, chance=chance)
+    if chance is not None and mean is not None and games >= 2:
+        y, cn = m.totals()
+        se = math.sqrt(cluster_ratio_variance(y, cn))
+        if se > 0:
+            row.p_chance = _two_sided_p((mean - chance) / se, games)
+    return row
+
+
+def _two_sided_p(t: float, games: int) -> float:
+    """Two-sided p-value of a t statistic on (games - 1) degrees of freedom."""
+    from scipy.stats import t as student_t
+
+    return float(2.0 * student_t.sf(abs(t), max(games - 1, 1)))
+
+
+#: Game-bootstrap resamples behind an AUROC interval (seeded from the row, so a report is reproducible).
+AUC_RESAMPLES = 400
 
 
 def _auc_row(agent: str, group: str, a: _Auc) -> MetricRow:
     value = auroc(a.scores, a.labels)
-    n_pos = sum(a.labels)
-    n_neg = len(a.labels) - n_pos
+    games = len(set(a.clusters))
     low = high = None
-    if value is not None:
-        # Hanley & McNeil (1982) standard error; treats ratings as independent (they are not
-        # quite: one report rates several seats), so the interval is on the narrow side.
-        q1 = value / (2 - value)
-        q2 = 2 * value * value / (1 + value)
-        var = (value * (1 - value) + (n_pos - 1) * (q1 - value ** 2) + (n_neg - 1) * (q2 - value ** 2)) / (n_pos * n_neg)
-        half = Z95 * math.sqrt(max(var, 0.0))
-        low, high = max(0.0, value - half), min(1.0, value + half)
-    return MetricRow(agent=agent, group=group, value=value, low=low, high=high, n=len(a.labels), chance=0.5)
+    if value is not None and games >= 2:
+        # A bootstrap over games: one report rates several seats, so ratings are not independent.
+        scores = np.asarray(a.scores, dtype=float)
+        labels = np.asarray(a.labels, dtype=bool)
+        _, inv = np.unique(np.asarray(a.clusters), return_inverse=True)
+        members = [np.flatnonzero(inv == g) for g in range(games)]
+        rng = make_rng(zlib.crc32(f"belief_auroc|{agent}|{group}".encode()))
+        draws = []
+        for _ in range(AUC_RESAMPLES):
+            idx = np.concatenate([members[g] for g in rng.integers(0, games, size=games)])
+            v = auroc(scores[idx], labels[idx])
+            if v is not None:
+                draws.append(v)
+        if draws:
+            lo, hi = percentile_interval(np.asarray(draws))
+            low, high = float(lo), float(hi)
+    return MetricRow(agent=agent, group=group, value=value, low=low, high=high, n=len(a.labels), games=games,
+                     below_floor=games < MIN_GAMES, chance=0.5)
 
 
 def _group_key(group: str) -> tuple:
@@ -919,6 +1025,15 @@ def _group_key(group: str) -> tuple:
     if len(group) > 1 and group[0] in "DN" and group[1:].isdigit():
         return (1, int(group[1:]) * 2 - (1 if group[0] == "N" else 0), group)
     return (2, 0, group)
+
+
+def _flag_against_chance(rows: list[MetricRow], alpha: float = 0.05) -> int:
+    """Mark the rows that differ from chance with Holm's correction over every tested row (the family is
+    the whole report: every agent, group and metric with a chance baseline). Returns the family size."""
+    tested = [r for r in rows if r.p_chance is not None and not r.below_floor]
+    for r, rejected in zip(tested, holm_reject([r.p_chance for r in tested], alpha)):  # type: ignore[misc]
+        r.differs_from_chance = rejected
+    return len(tested)
 
 
 def finish_metrics(acc: Accumulator) -> list[MetricResult]:
@@ -937,6 +1052,7 @@ def finish_metrics(acc: Accumulator) -> list[MetricResult]:
         if total:
             is_good = row.group == "side:good" or (row.group.startswith("role:") and not is_wolf_card(row.group[5:]))
             row.chance = sum(n * (board_rate[b] if is_good else 1 - board_rate[b]) for b, n in exposure.items()) / total
+    _flag_against_chance([r for rs in rows.values() for r in rs])
     out = []
     avail = Availability.from_counts(acc.avail)
     for m in CATALOGUE:

@@ -26,11 +26,13 @@ Confidence intervals come from a nonparametric bootstrap over whole games (the u
 actually independent), drawn from a seeded ``numpy.random.Generator``. Games are put in a
 canonical order first, so the output does not depend on the order they were given in.
 
-OpenSkill (second rating)
--------------------------
-``openskill``'s Plackett-Luce model, updated game by game in the canonical order (it is incremental
-by nature; the canonical order keeps it reproducible). The teams are the good seats and the wolf
-seats; an agent holding several seats gets the mean of its seats' updates.
+OpenSkill (a descriptive second opinion, not the leaderboard)
+-------------------------------------------------------------
+``openskill``'s Plackett-Luce model, updated game by game. It is incremental, so one pass depends on
+the order of the games; the reported μ is the mean over several seeded shuffles (with its spread).
+μ drifts with board balance, so it is shown against the field's mean μ, and σ is OpenSkill's own
+parameter, not a confidence interval. The teams are the good seats and the wolf seats; an agent
+holding several seats gets the mean of its seats' updates.
 """
 
 from __future__ import annotations
@@ -49,7 +51,15 @@ except ImportError:  # pragma: no cover - optional
     threadpool_limits = None
 
 from arena.evaluate.records import GameRecord
-from arena.evaluate.stats import Interval, games_to_separate, make_rng, percentile_interval, proportion, ranks_with_ties
+from arena.evaluate.stats import (
+    Interval,
+    games_to_separate,
+    make_rng,
+    percentile_interval,
+    proportion,
+    ranks_by_pairwise_tests,
+    ranks_with_ties,
+)
 
 
 class RatingConfig(BaseModel):
@@ -119,6 +129,9 @@ class BTRatings(BaseModel):
     level: float
     power: PowerLine | None = None
     converged: bool = True
+    rank_comparisons: int = Field(0, description=(
+        "pairwise tests behind the ranks: an entry ranks below another only when the game-bootstrap "
+        "difference of their skills is significant after Holm's correction over this many pairs"))
 
 
 @dataclass
@@ -273,7 +286,7 @@ def bradley_terry(games: Sequence[GameRecord], cfg: RatingConfig | None = None) 
             pair_seats[(seat.agent, seat.role)] += 1
 
     skill_iv = {a: interval(theta[nb + i], samples[:, nb + i]) for i, a in enumerate(design.agents)}
-    ranks = ranks_with_ties(skill_iv)
+    ranks, comparisons = ranks_by_pairwise_tests(design.agents, samples[:, nb:nb + len(design.agents)], 1.0 - cfg.level)
     agents = sorted(
         (AgentRating(agent=a, skill=skill_iv[a], rank=ranks[a], games=agent_games[a], seats=agent_seats[a])
          for a in design.agents),
@@ -294,6 +307,7 @@ def bradley_terry(games: Sequence[GameRecord], cfg: RatingConfig | None = None) 
     return BTRatings(
         agents=agents, roles=roles, boards=boards, games_used=n_games, games_skipped=skipped,
         n_resamples=cfg.n_resamples, seed=cfg.seed, level=cfg.level, power=power, converged=converged,
+        rank_comparisons=comparisons,
     )
 
 
@@ -324,25 +338,29 @@ def _power_line(agents: list[AgentRating], design: _Design, samples: np.ndarray,
 
 
 class OpenSkillRating(BaseModel):
+    """A secondary, descriptive rating: never the leaderboard's order, and σ is not a confidence interval."""
+
     model_config = ConfigDict(extra="forbid")
 
     agent: str
-    mu: float
-    sigma: float
-    ordinal: float = Field(description="mu - 3 sigma: a conservative rating")
-    interval: Interval
-    rank: int
+    mu: float = Field(description="mean of μ over the shuffled orders")
+    mu_vs_field: float = Field(description="μ minus the mean μ of every rated entry: the baseline is the field, not 25")
+    order_spread: float = Field(description="standard deviation of μ across the shuffled orders (order dependence)")
+    sigma: float = Field(description="OpenSkill's own uncertainty parameter, averaged over orders; not an interval")
+    ordinal: float = Field(description="mu - 3 sigma: OpenSkill's conservative display value")
+    rank: int = Field(description="order of mu_vs_field, no ties (descriptive only)")
     games: int
 
 
-def openskill_ratings(games: Sequence[GameRecord]) -> list[OpenSkillRating]:
-    from openskill.models import PlackettLuce
+#: Game orders averaged by :func:`openskill_ratings` (OpenSkill is incremental, so order matters).
+OPENSKILL_SHUFFLES = 8
 
-    model = PlackettLuce()
+
+def _openskill_once(model, games: list[GameRecord]) -> tuple[dict[str, float], dict[str, float], dict[str, int]]:  # type: ignore[no-untyped-def]
     mu: dict[str, float] = {}
     sigma: dict[str, float] = {}
     played: dict[str, int] = defaultdict(int)
-    for game in canonical_games(games):
+    for game in games:
         outcome = game.good_won
         if outcome is None:
             continue
@@ -366,15 +384,37 @@ def openskill_ratings(games: Sequence[GameRecord]) -> list[OpenSkillRating]:
             mu[agent] += sum(d_mu[agent]) / len(d_mu[agent])
             sigma[agent] = sum(new_sigma[agent]) / len(new_sigma[agent])
             played[agent] += 1
-    intervals = {a: Interval(estimate=mu[a], low=mu[a] - 1.959963984540054 * sigma[a],
-                             high=mu[a] + 1.959963984540054 * sigma[a]) for a in mu}
-    ranks = ranks_with_ties(intervals)
-    out = [
-        OpenSkillRating(agent=a, mu=mu[a], sigma=sigma[a], ordinal=mu[a] - 3 * sigma[a], interval=intervals[a],
-                        rank=ranks[a], games=played[a])
-        for a in mu
+    return mu, sigma, played
+
+
+def openskill_ratings(games: Sequence[GameRecord], shuffles: int = OPENSKILL_SHUFFLES, seed: int = 0) -> list[OpenSkillRating]:
+    """Plackett-Luce OpenSkill averaged over ``shuffles`` seeded orders of the games.
+
+    One pass depends on the order games are fed in; averaging seeded shuffles of the canonical order
+    makes the result independent of how the games were listed and shows how much order moved μ.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    base = canonical_games(games)
+    rng = make_rng(seed)
+    runs = []
+    for _ in range(max(1, shuffles)):
+        order = [base[i] for i in rng.permutation(len(base))]
+        runs.append(_openskill_once(model, order))
+    agents = sorted(runs[0][0])
+    if not agents:
+        return []
+    mus = {a: np.array([r[0][a] for r in runs]) for a in agents}
+    sigmas = {a: float(np.mean([r[1][a] for r in runs])) for a in agents}
+    field_mean = float(np.mean([mus[a].mean() for a in agents]))
+    ordered = sorted(agents, key=lambda a: (-float(mus[a].mean()), a))
+    return [
+        OpenSkillRating(agent=a, mu=float(mus[a].mean()), mu_vs_field=float(mus[a].mean()) - field_mean,
+                        order_spread=float(mus[a].std(ddof=1)) if len(runs) > 1 else 0.0, sigma=sigmas[a],
+                        ordinal=float(mus[a].mean()) - 3 * sigmas[a], rank=i + 1, games=runs[0][2][a])
+        for i, a in enumerate(ordered)
     ]
-    return sorted(out, key=lambda r: (-r.mu, r.agent))
 
 
 # --- pairwise table -----------------------------------------------------------------------------

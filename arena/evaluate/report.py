@@ -32,6 +32,7 @@ from arena.evaluate.metrics import (
     finish_metrics,
     score_game,
 )
+from arena.evaluate.stats import INTERVAL_METHOD, MIN_GAMES
 from arena.evaluate.forks import ForkCollector, ForkReport, fork_origin, pair_forks, render_tables as fork_tables
 from arena.transcript import TranscriptError
 from arena.evaluate.ratings import (
@@ -251,25 +252,35 @@ def _iv(value: float | None, low: float | None, high: float | None, digits: int 
 
 def _metric_table(m: MetricResult) -> tuple[list[str], list[list[str]]]:
     corrected = any(r.corrected is not None for r in m.rows)
-    head = ["agent", "group", "value [95% CI]", "n", "chance"] + (["chance-corrected [95% CI]"] if corrected else [])
+    head = ["agent", "group", "value [95% CI]", "n (games)", "chance", "vs chance"] + (
+        ["chance-corrected [95% CI]"] if corrected else [])
     body = []
     for r in m.rows:
-        row = [r.agent, r.group, _iv(r.value, r.low, r.high), str(r.n), _f(r.chance)]
+        games = f" ({r.games})" if r.games is not None else ""
+        floor = " ‡" if r.below_floor else ""
+        flag = {True: "differs *", False: "—", None: ""}[r.differs_from_chance]
+        row = [r.agent, r.group, _iv(r.value, r.low, r.high) + floor, f"{r.n}{games}", _f(r.chance), flag]
         if corrected:
             row.append(_iv(r.corrected, r.corrected_low, r.corrected_high))
         body.append(row)
     return head, body
 
 
+def _method_note(report: Report) -> str:
+    tested = sum(1 for m in report.metrics for r in m.rows if r.differs_from_chance is not None)
+    return (INTERVAL_METHOD.replace("MIN_GAMES", str(MIN_GAMES)) + " Marked ‡. \"vs chance\": \"differs *\" when the "
+            f"row differs from its chance baseline with Holm's correction over all {tested} rows tested (rows below "
+            "the floor are not tested).")
+
+
 def _leaderboard(report: Report) -> tuple[list[str], list[list[str]]]:
     os_by = {r.agent: r for r in report.openskill}
-    head = ["rank", "agent", "BT skill [95% CI]", "games", "seats", "OpenSkill μ ± 1.96σ", "OpenSkill rank"]
+    head = ["rank", "agent", "BT skill [95% CI]", "games", "seats", "OpenSkill μ − field (order spread)"]
     body = []
     for a in report.ratings.agents:
         o = os_by.get(a.agent)
         body.append([str(a.rank), a.agent, _iv(a.skill.estimate, a.skill.low, a.skill.high), str(a.games),
-                     str(a.seats), f"{o.mu:.2f} ± {1.959963984540054 * o.sigma:.2f}" if o else "—",
-                     str(o.rank) if o else "—"])
+                     str(a.seats), f"{o.mu_vs_field:+.2f} ({o.order_spread:.2f})" if o else "—"])
     return head, body
 
 
@@ -300,6 +311,15 @@ def _pairwise_matrix(report: Report) -> tuple[list[str], list[list[str]]]:
             row.append("—" if a == b or c is None or c.rate is None else f"{c.rate:.2f} [{c.low:.2f}, {c.high:.2f}] n={c.games}")
         body.append(row)
     return head, body
+
+
+def _rank_note(report: Report) -> str:
+    m = report.ratings.rank_comparisons
+    return (f"An entry ranks below another only when the game-bootstrap difference of their skills is significant "
+            f"with Holm's correction over all {m} pairs (family-wise 5%); otherwise they share a rank. BT skill is "
+            "in logits per seat (only differences are meaningful). OpenSkill is a descriptive second opinion: μ "
+            "relative to the field's mean, averaged over shuffled game orders (spread in brackets); its σ is not "
+            "an interval.")
 
 
 def _power_sentence(report: Report) -> str:
@@ -359,8 +379,7 @@ def render_md(report: Report) -> str:
                     "templates it played from (seat-games per version) and its non-secret settings.", ""]
             out.append(_md_table(*_roster_rows(c)))
         out.append("")
-    out += ["## Leaderboard", "", "Ranks tie where 95% intervals overlap. BT skill is in logits per seat "
-            "(only differences are meaningful).", ""]
+    out += ["## Leaderboard", "", _rank_note(report), ""]
     out.append(_md_table(*_leaderboard(report)))
     out += ["", _power_sentence(report), ""]
     if report.ratings.boards:
@@ -381,6 +400,7 @@ def render_md(report: Report) -> str:
                 "opposite sides (draws count half).", ""]
         out.append(_md_table(*_pairwise_matrix(report)))
         out.append("")
+    out += ["## Metrics", "", _method_note(report), ""]
     for section in SECTIONS:
         ms = [m for m in report.metrics if m.section == section]
         out += [f"## {section.capitalize()}", ""]
@@ -601,12 +621,14 @@ def render_html(report: Report) -> str:
         ]))
         if c.roster:
             parts.append("<h3>Roster</h3>" + _html_table(*_roster_rows(c)))
-    parts.append("<h2>Leaderboard</h2>" + img("leaderboard") + _html_table(*_leaderboard(report)))
+    parts.append("<h2>Leaderboard</h2>" + img("leaderboard") + f"<p>{html.escape(_rank_note(report))}</p>"
+                 + _html_table(*_leaderboard(report)))
     parts.append(f"<p>{html.escape(_power_sentence(report))}</p>")
     if report.ratings.roles:
         parts.append("<h2>Per-role skill</h2>" + img("roles") + _html_table(*_role_table(report)))
     if report.pairwise:
         parts.append("<h2>Pairwise win rates</h2>" + img("pairwise") + _html_table(*_pairwise_matrix(report)))
+    parts.append(f"<h2>Metrics</h2><p>{html.escape(_method_note(report))}</p>")
     for section in SECTIONS:
         parts.append(f"<h2>{html.escape(section.capitalize())}</h2>" + img(f"section:{section}"))
         for m in (m for m in report.metrics if m.section == section):

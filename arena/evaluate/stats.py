@@ -220,6 +220,108 @@ def bootstrap_ci(
     return Interval(estimate=float(estimate), low=float(low), high=float(high))
 
 
+# --- intervals over games (the unit that is independent) ----------------------------------------
+
+#: What every metric interval in the report is, in one sentence (the report prints it).
+INTERVAL_METHOD = (
+    "95% intervals treat the game (or, for mirrored games, the deal: board and seed) as the unit: rates use a "
+    "Wilson interval on the design-effect-adjusted sample size (the cluster-robust variance of the ratio over "
+    "games against the binomial one), means a cluster-robust t interval over games, AUROC a bootstrap over "
+    "games. Rows from fewer than MIN_GAMES games are marked: their interval rests on too few units."
+)
+#: Rows observed in fewer games than this are marked "below the floor" in the report.
+MIN_GAMES = 10
+
+
+def cluster_totals(clusters: Sequence[int], ys: Sequence[float], ns: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster sums of (y, n): a cluster may have been recorded in several pieces."""
+    c = np.asarray(clusters, dtype=np.int64)
+    if len(c) == 0:
+        return np.zeros(0), np.zeros(0)
+    _, inv = np.unique(c, return_inverse=True)
+    return (np.bincount(inv, weights=np.asarray(ys, dtype=float)),
+            np.bincount(inv, weights=np.asarray(ns, dtype=float)))
+
+
+def cluster_ratio_variance(y: np.ndarray, n: np.ndarray) -> float:
+    """Cluster-robust (CR1) variance of R = sum y / sum n over G clusters (linearised ratio estimator).
+
+    Var(R) ~= G/(G-1) * sum_g (y_g - R n_g)^2 / (sum n)^2. NaN with fewer than two clusters.
+    """
+    g = len(y)
+    total = float(n.sum())
+    if g < 2 or total <= 0:
+        return float("nan")
+    r = float(y.sum()) / total
+    e = y - r * n
+    return g / (g - 1) * float((e * e).sum()) / (total * total)
+
+
+def _t_quantile(df: int, level: float = 0.95) -> float:
+    from scipy.stats import t as student_t
+
+    return float(student_t.ppf(0.5 + level / 2.0, df))
+
+
+def clustered_rate_interval(y: np.ndarray, n: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """A proportion k/n whose trials come in clusters (games): Wilson on the effective sample size.
+
+    The design effect is deff = cluster-robust variance / binomial variance; the interval is Wilson's
+    with n_eff = n / deff (and k scaled alike), never narrower than the binomial one (deff >= 1) and
+    with the t quantile on G-1 degrees of freedom. At k = 0 or k = n the data cannot show the
+    clustering, so n_eff is the number of clusters (as if every game were one trial): the honest bound.
+    """
+    n_total = float(n.sum())
+    g = len(n)
+    if n_total <= 0:
+        return 0.0, 1.0
+    p = float(y.sum()) / n_total
+    z = _t_quantile(max(g - 1, 1), level) if g >= 2 else Z95 * 3  # one game says nothing of the spread
+    if p <= 0.0 or p >= 1.0:
+        n_eff = float(g)
+    else:
+        v_binom = p * (1 - p) / n_total
+        v_cluster = cluster_ratio_variance(y, n)
+        deff = max(1.0, v_cluster / v_binom) if math.isfinite(v_cluster) else float(n_total)
+        n_eff = n_total / deff
+    n_eff = max(n_eff, 1e-9)
+    return _wilson_real(p, n_eff, z)
+
+
+def _wilson_real(p: float, n: float, z: float) -> tuple[float, float]:
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = (z / denom) * math.sqrt(max(p * (1 - p) / n + z2 / (4 * n * n), 0.0))
+    low = 0.0 if p <= 0 else max(0.0, centre - half)
+    high = 1.0 if p >= 1 else min(1.0, centre + half)
+    return low, high
+
+
+def clustered_mean_interval(y: np.ndarray, n: np.ndarray, level: float = 0.95) -> tuple[float | None, float | None]:
+    """Mean of per-observation values summed per cluster (y) over counts (n): cluster-robust t interval."""
+    g = len(y)
+    if g < 2:
+        return None, None
+    mean = float(y.sum()) / float(n.sum())
+    se = math.sqrt(cluster_ratio_variance(y, n))
+    half = _t_quantile(g - 1, level) * se
+    return mean - half, mean + half
+
+
+def holm_reject(p_values: Sequence[float], alpha: float = 0.05) -> list[bool]:
+    """Holm's step-down correction: which of m hypotheses are rejected at family-wise level alpha."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    reject = [False] * m
+    for rank, i in enumerate(order):
+        if p_values[i] <= alpha / (m - rank):
+            reject[i] = True
+        else:
+            break
+    return reject
+
+
 # --- ranking ------------------------------------------------------------------------------------
 
 
@@ -245,3 +347,32 @@ def games_to_separate(diff: float, se_now: float, n_now: int, z: float = Z95) ->
         return None
     n_needed = n_now * (z * se_now / abs(diff)) ** 2
     return int(math.ceil(n_needed))
+
+
+def ranks_by_pairwise_tests(names: Sequence[str], samples: np.ndarray, alpha: float = 0.05) -> tuple[dict[str, int], int]:
+    """Rank = 1 + number of entries shown better than this one, by Holm-corrected pairwise tests.
+
+    ``samples`` holds one bootstrap draw per row and one entry per column. For each pair the two-sided
+    bootstrap p-value of "no difference" is 2 * min(P(diff <= 0), P(diff >= 0)); Holm's correction over
+    all m = k(k-1)/2 pairs keeps the chance of any false order below alpha. Returns (ranks, m).
+    """
+    k = len(names)
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    if not pairs or samples.shape[0] < 2:
+        return {n: 1 for n in names}, len(pairs)
+    p_values = []
+    for i, j in pairs:
+        d = samples[:, i] - samples[:, j]
+        d = d[np.isfinite(d)]
+        if len(d) == 0:
+            p_values.append(1.0)
+            continue
+        p_values.append(min(1.0, 2.0 * min(float(np.mean(d <= 0)), float(np.mean(d >= 0)))))
+    reject = holm_reject(p_values, alpha)
+    above = {n: 0 for n in names}
+    for (i, j), rej in zip(pairs, reject):
+        if not rej:
+            continue
+        better, worse = (i, j) if float(np.nanmedian(samples[:, i] - samples[:, j])) > 0 else (j, i)
+        above[names[worse]] += 1
+    return {n: 1 + above[n] for n in names}, len(pairs)
