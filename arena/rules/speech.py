@@ -142,8 +142,9 @@ def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
     yield from deaths.badge_step(game, chain)
     if game.sw.self_destruct_silences_day:
         game.day_silenced = True
-    deaths.assign_last_words(game, chain, silenced=game.day_silenced)
-    for d in chain.departed:  # only the wolf's own last words (pointing the knife) and its lover's
+    # R68, R76: all speaking stops at once; nobody but the wolf speaks, not even a lover who dies with it.
+    deaths.assign_last_words(game, chain, silenced=True)
+    for d in chain.departed:  # only the wolf's own last words (pointing the knife)
         if d.speaks:
             text = yield from game.ask(d.seat, Kind.LAST_WORDS, speak_legal(game, d.seat), "pass")
             game.emit(Speech(phase=state.phase, seat=d.seat, kind="last_words", text=text))
