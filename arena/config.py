@@ -95,14 +95,6 @@ class Switches(BaseModel):
 
 
 SWITCH_NAMES = frozenset(Switches.model_fields)
-PROFILE_NAMES = (
-    "face_to_face_000",
-    "classic_001",
-    "advanced_003",
-    "competition_004a",
-    "lyingman_004b",
-    "last_words_004c",
-)
 
 
 class Preset(BaseModel):

@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from operator import itemgetter
-from typing import Any, Callable, Generator, Iterable, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 from arena.actions import NO_CONTEXT, DecisionRequest, IllegalAnswer
 from arena.config import RuleSet, resolve_rules
@@ -33,23 +33,9 @@ from arena.events import (
     only,
     REFEREE,
 )
+from arena.flow import DayEnds, Flow, GameOver, SetupError
 from arena.state import GameState, Player, apply_event
 from arena.types import Role, Winner, is_wolf_card, phase_name
-
-#: A rule step: yields batches of requests, receives their checked values in the same order.
-Flow = Generator[list[DecisionRequest], list[Any], Any]
-
-
-class SetupError(ValueError):
-    """The game cannot be set up as asked (bad deal, unknown role...). The message says what."""
-
-
-class GameOver(Exception):
-    """Raised inside the flow when a result is reached; unwinds every step at once (R42)."""
-
-
-class DayEnds(Exception):
-    """Raised inside a day when a self-destruct ends it at once (R68)."""
 
 
 @dataclass
@@ -262,4 +248,4 @@ def new_game(preset: str, seed: int = 0, rules: dict[str, Any] | None = None, **
     return Game(GameSetup(preset=preset, seed=seed, rules=dict(rules or {}), **kw))
 
 
-__all__ = ["Game", "GameSetup", "GameOver", "DayEnds", "SetupError", "DecisionRecord", "new_game", "Role"]
+__all__ = ["Game", "GameSetup", "GameOver", "DayEnds", "SetupError", "DecisionRecord", "Flow", "new_game", "Role"]

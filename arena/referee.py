@@ -24,7 +24,7 @@ from arena.actions import Answer, DecisionRequest
 from arena.engine import DecisionRecord, Game, GameSetup
 from arena.events import Event
 from arena.observation import Observation
-from arena.transcript import DecisionLine, HeaderLine, ResultLine, SeatAgent, TranscriptWriter
+from arena.transcript import HeaderLine, ResultLine, SeatAgent, TranscriptWriter
 
 
 @dataclass
@@ -318,10 +318,6 @@ def decision_fields(record: DecisionRecord, agent: Any, answer: Answer | None,
         for name in ("prompt", "raw_reply", "memory", "usage"):
             fields[name] = meta.get(name)
     return fields
-
-
-def decision_line(record: DecisionRecord, agent: Any, answer: Answer | None, latency: float | None) -> DecisionLine:
-    return DecisionLine.model_validate(decision_fields(record, agent, answer, latency))
 
 
 def decision_line_json(record: DecisionRecord, agent: Any, answer: Answer | None, latency: float | None) -> str:

@@ -24,7 +24,6 @@ class Player:
     revealed: bool = False
     idiot_revealed: bool = False
     death_phase: str | None = None
-    death_causes: tuple[Cause, ...] = ()
 
 
 @dataclass
@@ -186,7 +185,6 @@ def apply_event(state: GameState, e: Event) -> None:
         player = state.players[e.seat]
         player.alive = False
         player.death_phase = e.phase
-        player.death_causes = tuple(e.causes)
         state.deaths.append(Death(e.seat, e.cause, tuple(e.causes), e.phase, e.batch))
     elif t == "role_revealed":
         state.players[e.seat].revealed = True

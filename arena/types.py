@@ -83,6 +83,9 @@ class Cause(StrEnum):
     REFEREE = "referee"
 
 
+#: Wolf attacks (R27): their deaths go to batch K; the elder's life and the traveler's N1 immunity apply.
+WOLF_ATTACKS = frozenset({Cause.WOLF, Cause.WOLF_BROTHER, Cause.WILD_WOLF})
+
 CAUSE_PRECEDENCE = list(Cause)
 _CAUSE_RANK = {cause: rank for rank, cause in enumerate(CAUSE_PRECEDENCE)}
 

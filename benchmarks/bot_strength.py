@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import random
 import sys
 import time
 from collections import Counter
@@ -31,15 +30,11 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents.bots import RandomBot  # noqa: E402
 from agents.heuristic import HeuristicBot  # noqa: E402
 from arena.actions import Answer  # noqa: E402
 from arena.engine import Game, GameSetup  # noqa: E402
 from arena.types import is_wolf_card  # noqa: E402
-
-try:  # the teammate's random bot and sync driver; a minimal stand-in otherwise
-    from agents.bots import RandomBot
-except ImportError:  # pragma: no cover - only before agents/bots.py exists
-    RandomBot = None  # type: ignore[assignment,misc]
 
 MATCHUPS: dict[str, tuple[str, str]] = {  # name -> (village agent, wolves agent)
     "random vs random": ("random", "random"),
@@ -51,38 +46,10 @@ MATCHUPS: dict[str, tuple[str, str]] = {  # name -> (village agent, wolves agent
 
 # ---- agents and the game loop -----------------------------------------------------------------
 
-class _LocalRandomBot:
-    """Uniform over the legal choices (self-destruct with p=0.05); used only without agents/bots.py."""
-
-    spec = "bot:random"
-
-    def __init__(self, seat: int, seed: int):
-        self.rng = random.Random(f"{seed}:bot:{seat}")
-
-    def decide_sync(self, observation: Any, request: Any) -> Any:
-        from arena.actions import Answer
-
-        legal, rng = request.legal, self.rng
-        if legal.type == "seat":
-            options = list(legal.options) + ([None] if legal.allow_none else [])
-            value = rng.choice(options) if options else None
-        elif legal.type == "bool":
-            value = rng.random() < (0.05 if request.kind.startswith("self_destruct") else 0.5)
-        elif legal.type == "option":
-            value = rng.choice(list(legal.options))
-        elif legal.type == "speech_order":
-            value = {"start": rng.choice(list(legal.starts)), "direction": rng.choice(list(legal.directions))}
-        elif legal.type == "text":
-            value = "pass"
-        else:
-            value = request.default
-        return Answer(value=value)
-
-
 def make_agent(kind: str, seat: int, seed: int) -> Any:
     if kind == "heuristic":
         return HeuristicBot(seat, seed)
-    return RandomBot(seat, seed) if RandomBot is not None else _LocalRandomBot(seat, seed)
+    return RandomBot(seat, seed)
 
 
 def table_for(preset: str, seed: int, village: str, wolves: str) -> list[Any]:

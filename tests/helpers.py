@@ -10,7 +10,7 @@ from agents.bots import RandomBot
 from arena.config import Switches, presets
 from arena.engine import GameSetup
 from arena.referee import GameResult, play_sync
-from arena.rules.setup import SUPPORTED_ROLES
+from arena.rules.setup import supported_roles
 from arena.transcript import TranscriptWriter
 
 # Switches whose every value the property tests mix into random games (core referee scope).
@@ -34,7 +34,7 @@ def switch_values(name: str) -> list[Any]:
 
 
 def playable_presets() -> list[str]:
-    supported = {r.value for r in SUPPORTED_ROLES}
+    supported = {r.value for r in supported_roles()}
     return sorted(p.id for p in presets().values() if {c.value for c in p.cards} <= supported)
 
 

@@ -16,10 +16,10 @@ rules_app = typer.Typer(help="Inspect a board's rules.", no_args_is_help=True)
 def presets_command() -> None:
     """List the board presets (RULES.md §5) and whether the referee plays them yet."""
     from arena.config import presets
-    from arena.rules.setup import SUPPORTED_ROLES
+    from arena.rules.setup import supported_roles
 
     for preset in presets().values():
-        missing = sorted({c.value for c in preset.cards} - {r.value for r in SUPPORTED_ROLES})
+        missing = sorted({c.value for c in preset.cards} - {r.value for r in supported_roles()})
         status = "playable" if not missing else "needs: " + ", ".join(missing)
         typer.echo(f"{preset.id:28} {preset.players:>2}p  {preset.profile:18} {status}")
         typer.echo(f"{'':28}      {preset.title_en} / {preset.title_zh}")

@@ -17,7 +17,8 @@ from arena.events import AuxPoliceAppointed
 from arena.types import Kind
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
 
 WEIGHT = 1.5
 

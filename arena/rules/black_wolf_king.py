@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from arena.events import ElderLifeLost, KingTook, REFEREE, RoleRevealed
 from arena.rules import elder
-from arena.types import Cause, Role, parse_phase
+from arena.types import Camp, Cause, Kind, Role, parse_phase
+from arena.rules.registry import DeathSkill, RoleSpec
 
 if TYPE_CHECKING:
     from arena.engine import Game
@@ -40,3 +41,7 @@ def announce_take(game: "Game", d: "Departed", target: int) -> bool:
             game.emit(ElderLifeLost(phase=state.phase, visibility=REFEREE, seat=target))
         return False
     return True
+
+
+SPEC = RoleSpec(role=Role.BLACK_WOLF_KING, camp=Camp.WOLVES, kinds=(Kind.WOLF_KING_SHOOT,),
+                death_skill=DeathSkill(kind=Kind.WOLF_KING_SHOOT, usable=can_take, announce=announce_take))

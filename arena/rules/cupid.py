@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeat, ChooseSeats
 from arena.events import LoversLinked, LoversRecognised, WitnessNamed, only
-from arena.types import Kind, Role
+from arena.types import Camp, Kind, Role
+from arena.rules.registry import NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
     from arena.rules.night import Night
 
 
@@ -99,3 +101,15 @@ def lovers_knife_holders(game: "Game") -> list[int]:
 
 def is_lover(game: "Game", seat: int) -> bool:
     return game.state.lovers is not None and seat in game.state.lovers
+
+
+SPEC = RoleSpec(
+    role=Role.CUPID, camp=Camp.VILLAGE, kinds=(Kind.CUPID_LINK, Kind.CUPID_WITNESS),
+    steps=(NightStepSpec("cupid", cupid_step, called_for=Role.CUPID, pretend_when_absent=True,
+                         sits={"order_000": (20, "n1"), "order_001": (20, "n1"), "order_004a": (20, "n1"),
+                               "order_004c": (20, "n1"), "order_003": (20, "n1")}),
+           NightStepSpec("lovers", lovers_step, called_for=Role.CUPID, pretend_when_absent=True,
+                         sits={"order_000": (30, "n1"), "order_001": (30, "n1"), "order_004a": (30, "n1"),
+                               "order_004c": (30, "n1"), "order_003": (30, "all")})),
+    state=("lovers", "cupid", "witness"),
+)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.actions import YES_OR_NO
-from arena.events import ExileResult, IdiotRevealed, PhaseStarted
-from arena.rules import aux_police, deaths, idiot, maid, night as night_rules, sheriff, speech, vote
-from arena.types import Cause, Kind, Role, Winner, phase_name
+from arena.events import ExileResult, PhaseStarted
+from arena.flow import DayEnds
+from arena.rules import aux_police, deaths, night as night_rules, sheriff, speech, vote
+from arena.rules.registry import registry
+from arena.types import Cause, Winner, phase_name
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
 
 MAX_DAYS = 60  # far beyond any real game; the draw rules end stalled games long before (R103)
 
@@ -56,15 +58,9 @@ def dawn(game: "Game", night: "night_rules.Night") -> "Flow":
     try:
         yield from deaths.consequences(game, chain)
         yield from aux_police.appoint(game)  # R15 step 5, R95 (003): the sheriff appoints at daybreak
-    except _day_ends():
+    except DayEnds:
         ended_early = True
     game.day_ended_early = ended_early
-
-
-def _day_ends():
-    from arena.engine import DayEnds
-
-    return DayEnds
 
 
 def run_election(game: "Game", participants: list[int]) -> "Flow":
@@ -72,7 +68,7 @@ def run_election(game: "Game", participants: list[int]) -> "Flow":
     game.election_due = False
     try:
         yield from sheriff.election(game, participants)
-    except _day_ends():
+    except DayEnds:
         sheriff.self_destruct_in_election(game)
         return True
     return False
@@ -83,7 +79,7 @@ def day(game: "Game", k: int) -> "Flow":
         return
     try:
         yield from day_programme(game, k)
-    except _day_ends():
+    except DayEnds:
         return
 
 
@@ -110,15 +106,14 @@ def day_programme(game: "Game", k: int) -> "Flow":
 
 
 def exile(game: "Game", seat: int) -> "Flow":
-    """R90, R137: an idiot may reveal and stay; otherwise he dies, with skills, badge and last words."""
+    """R90: the exiled player dies, with skills, badge and last words, unless his card spares him (R137:
+    the idiot's reveal); then every role that acts after an exile does (R160: the maid)."""
     state = game.state
-    player = state.players[seat]
-    if player.card == Role.IDIOT and not player.idiot_revealed and not state.skill_disabled(seat):  # R139
-        reveal = yield from game.ask(seat, Kind.IDIOT_REVEAL, YES_OR_NO, True)
-        if reveal:
-            game.emit(IdiotRevealed(phase=state.phase, seat=seat))
-            game.emit(ExileResult(phase=state.phase, seat=seat, reason="idiot_revealed"))
-            idiot.punish_voters(game, seat)  # R138 no_vote_punish_voters (003)
+    roles = registry()
+    reprieve = roles.specs[state.card(seat)].exile_reprieve
+    if reprieve is not None:
+        spared = yield from reprieve(game, seat)
+        if spared:
             return
     game.emit(ExileResult(phase=state.phase, seat=seat, reason="exiled"))
     departed = deaths.process_batch(game, [(seat, Cause.EXILE)], state.phase)
@@ -126,4 +121,5 @@ def exile(game: "Game", seat: int) -> "Flow":
     deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
     deaths.finish_if_won(game)
     yield from deaths.consequences(game, deaths.Chain(departed=departed))
-    yield from maid.offer(game, seat)  # R160 (003): after the exiled player's last words
+    for hook in roles.after_exile_hooks:  # R160 (003): after the exiled player's last words
+        yield from hook(game, seat)

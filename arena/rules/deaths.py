@@ -10,13 +10,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from arena.actions import choose_seat
-from arena.events import BadgeMoved, DeathsAnnounced, HunterShot, PlayerDied, REFEREE, RoleRevealed, Speech
-from arena.rules import aux_police, black_wolf_king, elder, hunter, speech, war_wolf
+from arena.events import BadgeMoved, DeathsAnnounced, PlayerDied, REFEREE, RoleRevealed, Speech
+from arena.rules import aux_police, speech
+from arena.rules.registry import registry
 from arena.rules.victory import check_winner, contenders
-from arena.types import Cause, Kind, Role, is_wolf_card, parse_phase, primary_cause
+from arena.types import Cause, Kind, is_wolf_card, parse_phase, primary_cause
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
     from arena.rules.night import Night
 
 # Order of causes in a `by_cause` dawn announcement (R38).
@@ -52,23 +54,30 @@ def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> li
         game.batch_counter += 1
         return []
     state = game.state
+    roles = registry()
+    survivors = roles.survivors
+
+    def survives(seat: int, cs: list[Cause]) -> bool:  # R165: the war wolf dies only by exile or self-destruct
+        return any(survive(game, seat, cs) for survive in survivors)
+
     causes: dict[int, list[Cause]] = {}
     for seat, cause in hits:
         if state.is_alive(seat):
             causes.setdefault(seat, []).append(cause)
-    for seat in [s for s, cs in causes.items() if war_wolf.survives(game, s, cs)]:
-        del causes[seat]  # R165: the war wolf dies only by exile or self-destruct
+    for seat in [s for s, cs in causes.items() if survives(s, cs)]:
+        del causes[seat]
     for seat in list(causes):  # R40: the other lover dies at once, in the same batch
         partner = state.partner(seat)
         if partner is not None and state.is_alive(partner) and partner not in causes:
-            if not war_wolf.survives(game, partner, [Cause.LOVER]):  # OQ52
+            if not survives(partner, [Cause.LOVER]):  # OQ52
                 causes[partner] = [Cause.LOVER]
-    for seat in elder.penalty_in_batch(game, causes):  # R41: penalty inside the batch; a revealed idiot goes
-        causes[seat] = [Cause.SKILL_LOSS]
-        partner = state.partner(seat)
-        if partner is not None and state.is_alive(partner) and partner not in causes:
-            if not war_wolf.survives(game, partner, [Cause.LOVER]):
-                causes[partner] = [Cause.LOVER]
+    for hook in roles.batch_hooks:  # R41: the elder's penalty inside the batch; a revealed idiot goes
+        for seat in hook(game, causes):
+            causes[seat] = [Cause.SKILL_LOSS]
+            partner = state.partner(seat)
+            if partner is not None and state.is_alive(partner) and partner not in causes:
+                if not survives(partner, [Cause.LOVER]):
+                    causes[partner] = [Cause.LOVER]
     game.batch_counter += 1
     if not causes:
         return []
@@ -118,7 +127,7 @@ def knife_alone_wins(game: "Game", night: "Night") -> bool:
     target = night.knife
     if target is None or is_protected(night, target):
         return False
-    if night.extra.get("knife_void") or night.extra.get("elder_absorbs") == target:
+    if night.knife_void or night.elder_absorbs == target:
         return False  # an immunity or the elder's extra life takes it (R28)
     state = game.state
     dying = {target}
@@ -130,32 +139,24 @@ def knife_alone_wins(game: "Game", night: "Night") -> bool:
 
 # ---- death skills -------------------------------------------------------------------------
 
-def hunter_can_shoot(game: "Game", d: Departed) -> bool:
-    return (game.state.card(d.seat) == Role.HUNTER and not hunter.blocked_by(game, d.causes)
-            and not game.state.skill_disabled(d.seat))  # R122, R133: no shot with skills lost
-
-
 def death_skills(game: "Game", chain: Chain, start: int = 0) -> "Flow":
-    """R43: each dead player with a usable death skill decides it, in announcement order."""
+    """R43: each dead player with a usable death skill (the hunter's shot, the black wolf king's take)
+    decides it, in announcement order."""
+    specs = registry().specs
     i = start
     while i < len(chain.departed):
         d = chain.departed[i]
         i += 1
-        king = black_wolf_king.can_take(game, d)
-        if not king and not hunter_can_shoot(game, d):
+        skill = specs[game.state.card(d.seat)].death_skill
+        if skill is None or not skill.usable(game, d):
             continue
         options = tuple(s for s in game.state.alive_seats() if s != d.seat)
-        kind = Kind.WOLF_KING_SHOOT if king else Kind.HUNTER_SHOOT
-        target = yield from game.ask(d.seat, kind, choose_seat(options), None, phase=d.phase)
+        target = yield from game.ask(d.seat, skill.kind, choose_seat(options), None, phase=d.phase)
         if target is None:
             continue
-        if king:  # R164: the black wolf king's take, a wolf attack (OQ51)
-            if not black_wolf_king.announce_take(game, d, target):
-                continue
-        else:
-            game.emit(RoleRevealed(phase=game.state.phase, seat=d.seat, role=Role.HUNTER, reason="hunter_shot"))
-            game.emit(HunterShot(phase=game.state.phase, seat=d.seat, target=target))
-        # The target dies at the same time as the hunter (R75): a batch in the shooter's phase.
+        if not skill.announce(game, d, target):  # R164, OQ51: a take the elder absorbs kills nobody
+            continue
+        # The target dies at the same time as the shooter (R75): a batch in the shooter's phase.
         shot = process_batch(game, [(target, Cause.SHOT)], d.phase)
         for s in shot:
             s.shooter = d.seat

@@ -13,9 +13,9 @@
 - The referee keeps calling every step (R134): the disabled roles are still asked; their answers have
   no effect (seer: result ``none``; witch: potions refused; hunter: no shot; guard: no protection).
 
-Night facts go through ``night.extra``: ``elder_absorbs`` (the seat whose immunity or extra life takes a
-wolf attack tonight, set by :func:`arena.rules.night.attack_void`) is read by
-:func:`arena.rules.night.knife_outcome` and by the witch's information (R30).
+The night records ``elder_absorbs`` (the seat whose immunity or extra life takes a wolf attack tonight, set
+by this role's shield, :func:`shield`), read by :func:`arena.rules.night.knife_outcome` and by the witch's
+information (R30).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.events import ElderLifeLost, REFEREE, SkillsLost
-from arena.types import Camp, Cause, Role
+from arena.types import WOLF_ATTACKS, Camp, Cause, Role
+from arena.rules.registry import AttackShield, NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
     from arena.engine import Game
@@ -37,8 +38,6 @@ PENALTY_SCOPE: dict[str, frozenset[Role]] = {
 }
 #: Causes of the elder's death that trigger the penalty (R133): the village's own killings.
 PENALTY_CAUSES = frozenset({Cause.EXILE, Cause.POISON, Cause.SHOT, Cause.HUNTING_GUN})
-#: Wolf attacks the extra life and the 003 immunity apply to (R27, R28).
-WOLF_ATTACKS = frozenset({Cause.WOLF, Cause.WOLF_BROTHER, Cause.WILD_WOLF})
 
 
 def has_extra_life(game: "Game", seat: int) -> bool:
@@ -67,7 +66,7 @@ def absorbs(game: "Game", seat: int) -> bool:
 def witch_sees(game: "Game", night: "Night", victim: int | None) -> int | None:
     """R30: the extra-life hit is not shown to the witch unless ``witch_informed_elder_first_hit``; an
     immunity (003, another god alive) is never a pending victim."""
-    if victim is None or night.extra.get("elder_absorbs") != victim:
+    if victim is None or night.elder_absorbs != victim:
         return victim
     immune = game.sw.elder_model == "immune_unless_last_god" and other_good_god_alive(game, victim)
     if immune or not game.sw.witch_informed_elder_first_hit:
@@ -78,8 +77,8 @@ def witch_sees(game: "Game", night: "Night", victim: int | None) -> int | None:
 def end_of_night(game: "Game", night: "Night") -> None:
     """The absorbed knife costs the extra life unless the guard alone blocked it (OQ9); an antidote on
     it is wasted (OQ40). Immunity while other gods live costs nothing (R131)."""
-    seat = night.extra.get("elder_absorbs")
-    if not isinstance(seat, int):
+    seat = night.elder_absorbs
+    if seat is None:
         return
     if game.sw.elder_model == "immune_unless_last_god" and other_good_god_alive(game, seat):
         return
@@ -117,3 +116,20 @@ def lost_idiots(game: "Game", seats: list[int], causes: dict[int, list[Cause]]) 
     state = game.state
     return [s for s in seats if state.card(s) == Role.IDIOT and state.players[s].idiot_revealed
             and state.is_alive(s) and s not in causes]
+
+
+def shield(game: "Game", night: "Night", target: int, cause: Cause) -> bool:
+    """R28.4: the elder's immunity or extra life takes a wolf attack; the night records whose."""
+    if cause in WOLF_ATTACKS and absorbs(game, target):
+        night.elder_absorbs = target
+        return True
+    return False
+
+
+SPEC = RoleSpec(
+    role=Role.ELDER, camp=Camp.VILLAGE,
+    # The elder is called in 000 and 004 §C but is asked nothing (R130): his life is a passive rule.
+    steps=(NightStepSpec("elder", None, called_for=Role.ELDER, sits={"order_000": (50, "all"), "order_004c": (50, "n1")}),),
+    shield=AttackShield(rank=40, void=shield), in_batch=penalty_in_batch, end_of_night=end_of_night,
+    state=("extra_life_used", "disabled"),
+)

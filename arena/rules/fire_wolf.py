@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeat
 from arena.events import FireWolfUsed, REFEREE, SkillsLost, only
-from arena.types import Kind, Role
+from arena.types import Camp, Kind, Role
+from arena.rules.registry import NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
     from arena.rules.night import Night
 
 
@@ -42,5 +44,10 @@ def night_step(game: "Game", night: "Night") -> "Flow":
             game.emit(SkillsLost(phase=night.phase, visibility=REFEREE, seats=[target], reason="fire_wolf"))
         player = state.players[target]
         if player.card == Role.IDIOT and player.idiot_revealed:
-            night.extra.setdefault("skill_loss", []).append(target)  # type: ignore[union-attr]
+            night.skill_loss.append(target)
         return
+
+
+SPEC = RoleSpec(role=Role.FIRE_WOLF, camp=Camp.WOLVES, kinds=(Kind.FIRE_WOLF_DISABLE,),
+                steps=(NightStepSpec("fire_wolf", night_step, called_for=Role.FIRE_WOLF, sits={"order_003": (90, "all")}),),
+                state=("fire_wolf_used",))

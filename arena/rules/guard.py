@@ -6,10 +6,12 @@ from typing import TYPE_CHECKING
 
 from arena.actions import choose_seat
 from arena.events import GuardProtected, only
-from arena.types import Kind, Role
+from arena.types import Camp, Kind, Role
+from arena.rules.registry import NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
     from arena.rules.night import Night
 
 
@@ -50,3 +52,12 @@ def night_step(game: "Game", night: "Night") -> "Flow":
         if effective:
             night.guarded = target
             night.protected |= splash(game, night, target)
+
+
+SPEC = RoleSpec(
+    role=Role.GUARD, camp=Camp.VILLAGE, kinds=(Kind.GUARD,),
+    steps=(NightStepSpec("guard", night_step, called_for=Role.GUARD,
+                         sits={"order_000": (40, "all"), "order_004a": (40, "all"), "order_004c": (60, "all"),
+                               "order_003": (50, "all")}),),
+    state=("guard_last",),
+)

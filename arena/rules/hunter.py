@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeat
-from arena.events import HunterStatus, HuntingGunFired, only
-from arena.types import Cause, Kind, Role
+from arena.events import HunterShot, HunterStatus, HuntingGunFired, RoleRevealed, only
+from arena.types import Camp, Cause, Kind, Role
+from arena.rules.registry import DeathSkill, NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
+    from arena.rules.deaths import Departed
     from arena.rules.night import Night
 
 
@@ -60,3 +63,25 @@ def night_step(game: "Game", night: "Night") -> "Flow":
                                can_shoot=not blocked_by(game, causes) and not game.state.skill_disabled(seat)))
     return
     yield  # a generator, like every step
+
+
+def can_shoot(game: "Game", d: "Departed") -> bool:
+    """R122, R133: no shot when the causes block it or with skills lost."""
+    return (game.state.card(d.seat) == Role.HUNTER and not blocked_by(game, d.causes)
+            and not game.state.skill_disabled(d.seat))
+
+
+def announce_shot(game: "Game", d: "Departed", target: int) -> bool:
+    game.emit(RoleRevealed(phase=game.state.phase, seat=d.seat, role=Role.HUNTER, reason="hunter_shot"))
+    game.emit(HunterShot(phase=game.state.phase, seat=d.seat, target=target))
+    return True
+
+
+SPEC = RoleSpec(
+    role=Role.HUNTER, camp=Camp.VILLAGE, kinds=(Kind.HUNTER_SHOOT, Kind.HUNTING_GUN_SHOOT),
+    steps=(NightStepSpec("hunter", night_step, called_for=Role.HUNTER,
+                         sits={"order_000": (90, "all"), "order_004a": (80, "all"), "order_004c": (40, "n1")}),
+           NightStepSpec("hunting_gun", hunting_gun_step, called_for=Role.HUNTER, sits={"order_003": (100, "all")})),
+    death_skill=DeathSkill(kind=Kind.HUNTER_SHOOT, usable=can_shoot, announce=announce_shot),
+    state=("hunting_gun_used",),
+)

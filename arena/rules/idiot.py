@@ -1,4 +1,4 @@
-"""The idiot's variants after his reveal (R138). The reveal itself (R137) is in :func:`arena.rules.cycle.exile`;
+"""The idiot's variants after his reveal (R138). The reveal itself (R137) is :func:`reveal_on_exile`;
 his lost vote and the refusal of ballots for him are in :mod:`arena.rules.vote`.
 
 ``idiot_after_reveal=no_vote_punish_voters`` (003): every player whose ballot named him in the vote that
@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.actions import Speak
-from arena.events import Speech, VotersPunished
-from arena.types import Kind, parse_phase
+from arena.actions import YES_OR_NO, Speak
+from arena.events import ExileResult, IdiotRevealed, Speech, VotersPunished
+from arena.types import Camp, Kind, Role, parse_phase
+from arena.rules.registry import NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
 
 #: Interjections and replies are remarks, not speeches with a time slot (R64 is silent): the shortest
 #: speech length the engine grants (speech.speak_legal's floor), one immutable legal set for all of them.
@@ -83,3 +85,25 @@ def interject(game: "Game", speaker: int, kind: str, *, election: bool = False) 
                                     context={"idiot": idiot, "speech": kind})
         if not is_silence(reply):
             game.emit(Speech(phase=phase, seat=speaker, kind="interjection_reply", text=reply))
+
+
+def reveal_on_exile(game: "Game", seat: int) -> "Flow":
+    """R137, R139: the exiled idiot may reveal his card and stay; True when he does."""
+    state = game.state
+    if state.players[seat].idiot_revealed or state.skill_disabled(seat):
+        return False
+    reveal = yield from game.ask(seat, Kind.IDIOT_REVEAL, YES_OR_NO, True)
+    if not reveal:
+        return False
+    game.emit(IdiotRevealed(phase=state.phase, seat=seat))
+    game.emit(ExileResult(phase=state.phase, seat=seat, reason="idiot_revealed"))
+    punish_voters(game, seat)  # R138 no_vote_punish_voters (003)
+    return True
+
+
+SPEC = RoleSpec(
+    role=Role.IDIOT, camp=Camp.VILLAGE, kinds=(Kind.IDIOT_REVEAL, Kind.IDIOT_INTERJECT),
+    # Called in 000 though he does nothing at night (R137 is a day skill).
+    steps=(NightStepSpec("idiot", None, called_for=Role.IDIOT, sits={"order_000": (100, "all")}),),
+    exile_reprieve=reveal_on_exile,
+)

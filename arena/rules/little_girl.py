@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ONLY_NO, YES_OR_NO
 from arena.events import LittleGirlCaught, LittleGirlKill, LittleGirlPeeked, only
-from arena.types import Kind, Role
+from arena.types import Camp, Kind, Role
+from arena.rules.registry import NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
     from arena.rules.night import Night
 
 DISCOVERY_CHANCE = 0.5  # OQ46
@@ -59,9 +61,18 @@ def night_step(game: "Game", night: "Night") -> "Flow":
         killed = bool(answers) and all(answers.values())
         game.emit(LittleGirlKill(phase=night.phase, visibility=team, seat=girl, killed=killed))
         if killed:
-            night.extra["little_girl_killed"] = girl
+            night.little_girl_killed = girl
 
 
 def knife_forbidden(night: "Night") -> bool:
     """R153: the night the wolves kill the caught little girl they can kill nobody else."""
-    return isinstance(night.extra.get("little_girl_killed"), int)
+    return night.little_girl_killed is not None
+
+
+SPEC = RoleSpec(
+    role=Role.LITTLE_GIRL, camp=Camp.VILLAGE, kinds=(Kind.LITTLE_GIRL_PEEK, Kind.LITTLE_GIRL_KILL),
+    # 001 has her peek inside the wolves' step (R18 "Wolves (+ Little Girl may peek)"); on a board of another
+    # order that deals her, her step is called right before the wolves' (R152).
+    steps=(NightStepSpec("little_girl", night_step, called_for=Role.LITTLE_GIRL, sits={"order_001": (50, "all")},
+                         elsewhere_before="wolves"),),
+)

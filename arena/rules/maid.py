@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ONLY_NO, YES_OR_NO
 from arena.events import MaidSwapped, RoleAssigned, RoleRevealed, only
-from arena.types import Kind, Role, is_wolf_card
+from arena.types import Camp, Kind, Role, is_wolf_card
+from arena.rules.registry import RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
 
 
 def offer(game: "Game", exiled: int) -> "Flow":
@@ -41,3 +43,6 @@ def offer(game: "Game", exiled: int) -> "Flow":
         if is_wolf_card(card):
             game.announce_wolf_team()
         return
+
+
+SPEC = RoleSpec(role=Role.MAID, camp=Camp.VILLAGE, kinds=(Kind.MAID_SWAP,), after_exile=offer)

@@ -3,47 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from arena.events import NightStep
-from arena.rules import (cupid, elder, fire_wolf, guard, hunter, little_girl, seer, thief, traveler, war_wolf,
-                         wild_wolf, witch, wolf_brothers, wolves)
-from arena.types import Cause, Role
+from arena.rules.registry import NightStepSpec, registry
+from arena.types import WOLF_ATTACKS, Cause
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
-
-# Each order lists (step, nights) with nights "n1" (first night only) or "all" (R18, R20).
-NIGHT_ORDERS: dict[str, list[tuple[str, str]]] = {
-    "order_000": [("thief", "n1"), ("cupid", "n1"), ("lovers", "n1"), ("guard", "all"), ("elder", "all"),
-                  ("wolves", "all"), ("witch", "all"), ("seer", "all"), ("hunter", "all"), ("idiot", "all")],
-    "order_001": [("thief", "n1"), ("cupid", "n1"), ("lovers", "n1"), ("seer", "all"), ("little_girl", "all"),
-                  ("wolves", "all"), ("witch", "all")],
-    "order_004a": [("thief", "n1"), ("cupid", "n1"), ("lovers", "n1"), ("guard", "all"), ("wolves", "all"),
-                   ("witch", "all"), ("seer", "all"), ("hunter", "all")],
-    "order_004c": [("thief", "n1"), ("cupid", "n1"), ("lovers", "n1"), ("hunter", "n1"), ("elder", "n1"),
-                   ("guard", "all"), ("wolves", "all"), ("seer", "all"), ("witch", "all")],
-    "order_003": [("thief", "n1"), ("cupid", "n1"), ("lovers", "all"), ("wolves_recognise", "n1"),
-                  ("guard", "all"), ("little_wolf_brother", "all"), ("wolves", "all"), ("wild_wolf", "all"),
-                  ("fire_wolf", "all"), ("hunting_gun", "all"), ("witch", "all"), ("seer", "all")],
-}
-# 001 has the little girl peek inside the wolves' step (R18 "Wolves (+ Little Girl may peek)"); on a board
-# of another order that deals her, her step is called right before the wolves' (R152).
-LITTLE_GIRL_BEFORE = "wolves"
-
-# The card whose presence in the deck makes a step "configured" (R21).
-STEP_ROLE: dict[str, Role | None] = {
-    "thief": Role.THIEF, "cupid": Role.CUPID, "lovers": Role.CUPID, "guard": Role.GUARD, "elder": Role.ELDER,
-    "wolves": None, "witch": Role.WITCH, "seer": Role.SEER, "hunter": Role.HUNTER, "idiot": Role.IDIOT,
-    "wolves_recognise": None, "little_wolf_brother": Role.LITTLE_WOLF_BROTHER, "wild_wolf": Role.WILD_WOLF,
-    "fire_wolf": Role.FIRE_WOLF, "hunting_gun": Role.HUNTER,
-    "little_girl": Role.LITTLE_GIRL,
-}
+    from arena.engine import Game
+    from arena.flow import Flow
 
 
-#: Wolf attacks (R27): their deaths go to batch K; the elder's life and the traveler's N1 immunity apply.
-WOLF_ATTACKS = frozenset({Cause.WOLF, Cause.WOLF_BROTHER, Cause.WILD_WOLF})
+def night_orders() -> dict[str, list[tuple[str, str]]]:
+    """Each night order as (step, nights), nights "n1" (first night only) or "all" (R18, R20), derived
+    from where every role's steps say they sit."""
+    return dict(registry().night_orders())
 
 
 @dataclass
@@ -59,17 +33,20 @@ class Attack:
 
 @dataclass
 class Night:
-    """Scratch facts of one night, gathered step by step and resolved at dawn."""
+    """Facts of one night, gathered step by step and resolved at dawn. Every step writes its own fields."""
 
     number: int
     alive_at_start: list[int]
     guarded: int | None = None
     knife: int | None = None
+    knife_void: bool = False  # an immunity stopped the joint knife (R28)
+    elder_absorbs: int | None = None  # the elder whose immunity or extra life takes a wolf attack (R28.4)
+    traveler_told: bool = False  # the traveler has been shown the nearest wolf tonight (R159)
+    little_girl_killed: int | None = None  # the caught little girl, tonight's only kill (R153)
+    skill_loss: list[int] = field(default_factory=list)  # revealed idiots whose skill the fire wolf took (R169)
     saved: int | None = None
     poisoned: int | None = None
-    witch_shown: int | None = None
     later_hand_blocked: bool = False  # knife_first=before_witch: the knife alone already wins (R35)
-    extra: dict[str, object] = field(default_factory=dict)
     attacks: list[Attack] = field(default_factory=list)  # 003's further attacks (R27)
     protected: set[int] = field(default_factory=set)  # everyone the guard protects (splash, R29)
     saves: set[int] = field(default_factory=set)  # further antidote-like saves (003's original potion)
@@ -88,89 +65,64 @@ def steps_for(game: "Game", number: int) -> tuple[str, ...]:
 
 def _steps_for(game: "Game", number: int) -> list[str]:
     sw = game.sw
+    state = game.state
+    roles = registry()
     out = []
-    order = list(NIGHT_ORDERS[sw.night_order])
-    if game.state.configured(Role.LITTLE_GIRL) and not any(step == "little_girl" for step, _ in order):
-        at = next(i for i, (step, _) in enumerate(order) if step == LITTLE_GIRL_BEFORE)
-        order.insert(at, ("little_girl", "all"))
-    for step, nights in order:
+    order = roles.night_order(sw.night_order)
+    listed = {step for step, _ in order}
+    for step in roles.steps.values():  # a step called on boards of other orders that deal its card (R152)
+        if step.elsewhere_before and step.name not in listed and step.called_for is not None \
+                and state.configured(step.called_for):
+            at = next(i for i, (name, _) in enumerate(order) if name == step.elsewhere_before)
+            order.insert(at, (step.name, "all"))
+    for name, nights in order:
         if nights == "n1" and number != 1:
             continue
-        role = STEP_ROLE.get(step)
-        configured = role is None or game.state.configured(role)
+        spec = roles.steps[name]
+        role = spec.called_for
+        configured = role is None or state.configured(role)
         if not configured and sw.call_absent_roles == "always":
             configured = True
-        if not configured and sw.call_absent_roles == "n1_pretend" and step in ("thief", "cupid", "lovers"):
+        if not configured and sw.call_absent_roles == "n1_pretend" and spec.pretend_when_absent:
             configured = True
         if configured:
-            out.append(step)
+            out.append(name)
     return out
 
 
 def run_night(game: "Game", number: int) -> "Flow":
     """Call every step of the night in order; only living, able holders are asked (R16, R21)."""
     night = Night(number=number, alive_at_start=game.state.alive_seats())
-    handlers = _step_handlers()
-    # Rules that read a finished step: immunities and the elder's extra life read the knife (R28).
-    after = {"wolves": resolve_knife}
+    steps: dict[str, NightStepSpec] = registry().steps  # type: ignore[assignment]
     announced = number != 1
-    for step in steps_for(game, number):
-        if not announced and step != "thief":
+    for name in steps_for(game, number):
+        if not announced and name != "thief":
             game.announce_wolf_team()  # after the thief's pick, so a thief who took a wolf is one (R150)
             announced = True
-        game.emit(NightStep(phase=night.phase, step=step))
-        handler = handlers.get(step)
-        if handler is not None:
-            yield from handler(game, night)
-        if step in after:
-            after[step](game, night)
+        game.emit(NightStep(phase=night.phase, step=name))
+        step = steps[name]
+        if step.run is not None:
+            yield from step.run(game, night)
+        if step.after is not None:  # a rule that reads the finished step (R28: immunities read the knife)
+            step.after(game, night)
     if not announced:
         game.announce_wolf_team()
-    elder.end_of_night(game, night)
+    for hook in registry().end_of_night_hooks:
+        hook(game, night)
     return night
 
 
-@lru_cache(maxsize=1)
-def _step_handlers() -> dict[str, Callable[["Game", Night], "Flow"]]:
-    """Each night step's rule function, by step name (built on first use, once every role module is loaded)."""
-    return {
-        "thief": thief.night_step,
-        "cupid": cupid.cupid_step,
-        "lovers": cupid.lovers_step,
-        "guard": guard.night_step,
-        "little_girl": little_girl.night_step,
-        "wolves": wolves.night_step,
-        "witch": witch.night_step,
-        "seer": seer.night_step,
-        "hunter": hunter.night_step,
-        "little_wolf_brother": wolf_brothers.night_step,
-        "wild_wolf": wild_wolf.night_step,
-        "fire_wolf": fire_wolf.night_step,
-        "hunting_gun": hunter.hunting_gun_step,
-    }
-
-
 def attack_void(game: "Game", night: Night, target: int, cause: Cause) -> bool:
-    """R28: immunities applied to an attack before anything else (war wolf, traveler on N1, wild wolf on a
-    wolf card, the elder's immunity or extra life). May tell the traveler (R159)."""
-    from arena.types import is_wolf_card
-
-    if war_wolf.immune(game, target, cause):
-        return True
-    if cause == Cause.WILD_WOLF and is_wolf_card(game.state.card(target)):
-        return True
-    if cause in WOLF_ATTACKS and traveler.shields(game, night, target):
-        return True
-    if cause in WOLF_ATTACKS and elder.absorbs(game, target):
-        night.extra["elder_absorbs"] = target
-        return True
-    return False
+    """R28: immunities applied to an attack before anything else, in the order of their ranks (war wolf,
+    wild wolf on a wolf card, traveler on N1, the elder's immunity or extra life). Each role's shield may
+    record a fact on the night or tell its holder (R159)."""
+    return any(shield.void(game, night, target, cause) for shield in registry().shields)
 
 
 def resolve_knife(game: "Game", night: Night) -> None:
     """After the wolves' step: immunities against the joint knife (R28)."""
     if night.knife is not None and attack_void(game, night, night.knife, Cause.WOLF):
-        night.extra["knife_void"] = True
+        night.knife_void = True
 
 
 def add_attack(game: "Game", night: Night, target: int, cause: Cause, source: int) -> Attack:
@@ -194,7 +146,7 @@ def knife_outcome(night: Night) -> int | None:
     An elder whose immunity or extra life absorbs the knife does not die of it (R28, R130, R131).
     """
     target = night.knife
-    if target is None or night.extra.get("elder_absorbs") == target or night.extra.get("knife_void"):
+    if target is None or night.elder_absorbs == target or night.knife_void:
         return None
     return target if is_protected(night, target) == is_saved(night, target) else None
 
@@ -204,26 +156,6 @@ def attack_lands(night: Night, attack: Attack) -> bool:
     if attack.void:
         return False
     return is_protected(night, attack.target) == is_saved(night, attack.target)
-
-
-def pending_victims(game: "Game", night: Night) -> list[int]:
-    """R30: the night's pending victims as the witch may be shown them, in seat order: targets of attacks
-    that will kill unless saved, after immunities and (unless ``witch_informed_guarded_kill``) guards; the
-    elder's extra-life hit only with ``witch_informed_elder_first_hit`` (via :func:`elder.witch_sees`)."""
-    sw = game.sw
-    out: set[int] = set()
-    hits = [(night.knife, bool(night.extra.get("knife_void")))] if night.knife is not None else []
-    hits += [(a.target, a.void) for a in night.attacks]
-    for target, void in hits:
-        if void and night.extra.get("elder_absorbs") == target:
-            if elder.witch_sees(game, night, target) is None:
-                continue
-        elif void:
-            continue
-        if is_protected(night, target) and not sw.witch_informed_guarded_kill:
-            continue
-        out.add(target)
-    return sorted(out)
 
 
 def night_batches(game: "Game", night: Night) -> tuple[list[tuple[int, Cause]], list[tuple[int, Cause]]]:
@@ -239,9 +171,8 @@ def night_batches(game: "Game", night: Night) -> tuple[list[tuple[int, Cause]], 
     for attack in night.attacks:  # 003: the wolf brother's and the wild wolf's kills (R34)
         if attack.cause in WOLF_ATTACKS and attack_lands(night, attack):
             batch_k.append((attack.target, attack.cause))
-    caught = night.extra.get("little_girl_killed")
-    if isinstance(caught, int):
-        batch_k.append((caught, Cause.LITTLE_GIRL))  # R153: unsavable, in batch K
+    if night.little_girl_killed is not None:
+        batch_k.append((night.little_girl_killed, Cause.LITTLE_GIRL))  # R153: unsavable, in batch K
     in_k = {seat for seat, _ in batch_k}
     grieving = {partner for seat in in_k if (partner := game.state.partner(seat)) is not None
                 and partner not in in_k and game.state.is_alive(partner)}
@@ -250,7 +181,7 @@ def night_batches(game: "Game", night: Night) -> tuple[list[tuple[int, Cause]], 
                                       if a.cause not in WOLF_ATTACKS and attack_lands(night, a)]  # hunting gun
     poisoned = ([night.poisoned] if night.poisoned is not None else []) + list(night.poisons)
     later += [(seat, Cause.POISON) for seat in poisoned]
-    later += [(seat, Cause.SKILL_LOSS) for seat in night.extra.get("skill_loss", [])]  # type: ignore[union-attr]
+    later += [(seat, Cause.SKILL_LOSS) for seat in night.skill_loss]
     for seat, cause in later:
         if seat in in_k:
             # Knifed and poisoned: one death in batch K that carries both causes, so rules that

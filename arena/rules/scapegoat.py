@@ -16,11 +16,14 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeats
 from arena.events import ExileResult, RoleRevealed, ScapegoatBan
+from arena.flow import DayEnds
 from arena.rules import deaths
-from arena.types import Cause, Kind, Role, parse_phase
+from arena.types import Camp, Cause, Kind, Role, parse_phase
+from arena.rules.registry import RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
 
 
 def able_scapegoat(game: "Game") -> int | None:
@@ -32,8 +35,6 @@ def able_scapegoat(game: "Game") -> int | None:
 
 def die_for_tie(game: "Game", goat: int, tied: list[int]) -> "Flow":
     """R155: the scapegoat dies instead of the tied players; the day ends after his consequences."""
-    from arena.engine import DayEnds
-
     state = game.state
     game.emit(ExileResult(phase=state.phase, seat=goat, reason="scapegoat"))
     if game.sw.scapegoat_reveals_tied:
@@ -65,3 +66,6 @@ def restricted_voters(game: "Game", voters: list[int]) -> list[int]:
     if state.phase != f"D{day}":
         return voters
     return [s for s in voters if (s in seats) == (mode == "allow")]
+
+
+SPEC = RoleSpec(role=Role.SCAPEGOAT, camp=Camp.VILLAGE, kinds=(Kind.SCAPEGOAT_BAN,), state=("vote_restriction",))

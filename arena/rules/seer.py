@@ -7,10 +7,12 @@ from typing import TYPE_CHECKING
 from arena.actions import choose_seat
 from arena.events import SeerResult, SeersMet, only
 from arena.rules import wolf_brothers
-from arena.types import Kind, Role, is_wolf_card
+from arena.types import Camp, Kind, Role, is_wolf_card
+from arena.rules.registry import NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
     from arena.rules.night import Night
 
 
@@ -56,3 +58,11 @@ def _joint_check(game: "Game", night: "Night", seers: list[int], kind: str) -> "
         checked = target if target is not None and target != seat else choices[seat]
         game.emit(SeerResult(phase=night.phase, visibility=only(seat), seat=seat, target=checked,
                              result=check_result(game, checked, seat)))
+
+
+SPEC = RoleSpec(
+    role=Role.SEER, camp=Camp.VILLAGE, kinds=(Kind.SEER_CHECK, Kind.SEER_CHECK_EXTRA),
+    steps=(NightStepSpec("seer", night_step, called_for=Role.SEER,
+                         sits={"order_000": (80, "all"), "order_001": (40, "all"), "order_004a": (70, "all"),
+                               "order_004c": (80, "all"), "order_003": (120, "all")}),),
+)

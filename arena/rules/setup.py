@@ -7,22 +7,21 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from arena.config import RuleSet
+from arena.flow import SetupError
+from arena.rules.registry import registry
 from arena.types import Role, is_wolf_card
 
 if TYPE_CHECKING:
     from arena.engine import GameSetup
 
-#: Roles whose rules the referee implements. A board with any other card is refused with a message.
-SUPPORTED_ROLES = frozenset(
-    {Role.VILLAGER, Role.WEREWOLF, Role.SEER, Role.WITCH, Role.HUNTER, Role.GUARD, Role.IDIOT,
-     Role.CUPID, Role.THIEF, Role.ELDER, Role.LITTLE_GIRL, Role.SCAPEGOAT, Role.TRAVELER, Role.MAID,
-     Role.WHITE_WOLF_KING, Role.BLACK_WOLF_KING, Role.WAR_WOLF, Role.BIG_WOLF_BROTHER, Role.LITTLE_WOLF_BROTHER,
-     Role.WILD_WOLF, Role.FIRE_WOLF}
-)
+def supported_roles() -> frozenset[Role]:
+    """Roles whose rules the referee implements (every role module's spec). A board with any other card
+    is refused with a message."""
+    return registry().roles
 
 
 def unsupported_roles(rules: RuleSet) -> list[str]:
-    return sorted({c.value for c in rules.preset.cards} - {r.value for r in SUPPORTED_ROLES})
+    return sorted({c.value for c in rules.preset.cards} - {r.value for r in supported_roles()})
 
 
 def center_allowed(rules: RuleSet, center: list[Role]) -> bool:
@@ -39,8 +38,6 @@ def center_allowed(rules: RuleSet, center: list[Role]) -> bool:
 
 
 def deal_cards(rules: RuleSet, setup: "GameSetup", rng: random.Random) -> tuple[list[Role], list[Role]]:
-    from arena.engine import SetupError
-
     missing = unsupported_roles(rules)
     if missing:
         raise SetupError(

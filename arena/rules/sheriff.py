@@ -10,7 +10,8 @@ from arena.rules import speech, vote
 from arena.types import Kind
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
 
 
 def campaign_order(game: "Game", candidates: list[int]) -> list[int]:

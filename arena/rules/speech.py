@@ -7,11 +7,13 @@ from typing import TYPE_CHECKING
 
 from arena.actions import YES_OR_NO, Speak, SpeechOrderChoice
 from arena.events import BadgeMoved, RoleRevealed, SelfDestructed, Speech, SpeechOrder
+from arena.flow import DayEnds
 from arena.rules import deaths, idiot, white_wolf_king, wolves
 from arena.types import Cause, Kind, parse_phase
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
 
 # R64 ``speech_seconds``: (normal, auxiliary police, sheriff / last speaker)
 _SECONDS = {"none": None, "tiered_120_150_180": (120, 150, 180), "flat_120": (120, 120, 120),
@@ -127,8 +129,6 @@ def offer_self_destruct(game: "Game", before_speaker: int, *, election: bool = F
 
 def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
     """R68: reveal, die (a batch of its own), badge, own last words per switch; the day ends."""
-    from arena.engine import DayEnds
-
     state = game.state
     game.emit(SelfDestructed(phase=state.phase, seat=seat, during="election" if election else "day"))
     game.emit(RoleRevealed(phase=state.phase, seat=seat, role=state.card(seat), reason="self_destruct"))

@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ChooseOption
 from arena.events import CenterCards, REFEREE, RoleAssigned, ThiefCards, only
-from arena.types import Kind, Role, is_wolf_card
+from arena.types import Camp, Kind, Role, is_wolf_card
+from arena.rules.registry import NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
     from arena.rules.night import Night
 
 
@@ -65,3 +67,11 @@ def night_step(game: "Game", night: "Night") -> "Flow":
     from arena.rules.deaths import initial_pool
 
     game.last_words_pool = initial_pool(game)
+
+
+SPEC = RoleSpec(
+    role=Role.THIEF, camp=Camp.VILLAGE, kinds=(Kind.THIEF_PICK,),
+    steps=(NightStepSpec("thief", night_step, called_for=Role.THIEF, pretend_when_absent=True,
+                         sits={"order_000": (10, "n1"), "order_001": (10, "n1"), "order_004a": (10, "n1"),
+                               "order_004c": (10, "n1"), "order_003": (10, "n1")}),),
+)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.events import TravelerInfo, only
-from arena.types import Role, is_wolf_card
+from arena.types import WOLF_ATTACKS, Camp, Cause, Role, is_wolf_card
+from arena.rules.registry import AttackShield, RoleSpec
 
 if TYPE_CHECKING:
     from arena.engine import Game
@@ -38,7 +39,14 @@ def shields(game: "Game", night: "Night", seat: int) -> bool:
     state = game.state
     if night.number != 1 or state.card(seat) != Role.TRAVELER or state.skill_disabled(seat):
         return False
-    if not night.extra.get("traveler_told"):
-        night.extra["traveler_told"] = True
+    if not night.traveler_told:
+        night.traveler_told = True
         game.emit(TravelerInfo(phase=night.phase, visibility=only(seat), seat=seat, wolf=nearest_wolf(game, seat)))
     return True
+
+
+def shield(game: "Game", night: "Night", target: int, cause: Cause) -> bool:
+    return cause in WOLF_ATTACKS and shields(game, night, target)
+
+
+SPEC = RoleSpec(role=Role.TRAVELER, camp=Camp.VILLAGE, shield=AttackShield(rank=30, void=shield))

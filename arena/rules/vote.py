@@ -10,7 +10,8 @@ from arena.rules import aux_police, scapegoat, speech
 from arena.types import Kind
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
 
 
 def tally(ballots: dict[int, int | None], weights: dict[int, float]) -> tuple[dict[int, float], list[int]]:

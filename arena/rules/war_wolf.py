@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.types import Cause, Role
+from arena.types import Camp, Cause, Role
+from arena.rules.registry import AttackShield, RoleSpec
 
 if TYPE_CHECKING:
     from arena.engine import Game
+    from arena.rules.night import Night
 
 MORTAL_CAUSES = frozenset({Cause.EXILE, Cause.SELF_DESTRUCT})
 
@@ -28,3 +30,10 @@ def immune(game: "Game", seat: int, cause: Cause) -> bool:
 def survives(game: "Game", seat: int, causes: list[Cause]) -> bool:
     """A batch's causes on the war wolf kill him only if one of them is exile or self-destruct."""
     return is_war_wolf(game, seat) and not (MORTAL_CAUSES & set(causes))
+
+
+def shield(game: "Game", night: "Night", target: int, cause: Cause) -> bool:
+    return immune(game, target, cause)
+
+
+SPEC = RoleSpec(role=Role.WAR_WOLF, camp=Camp.WOLVES, shield=AttackShield(rank=10, void=shield), survives=survives)

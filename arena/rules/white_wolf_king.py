@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING
 from arena.actions import ChooseSeat
 from arena.events import KingTook
 from arena.rules import deaths
-from arena.types import Cause, Kind, Role
+from arena.types import Camp, Cause, Kind, Role
+from arena.rules.registry import RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
     from arena.rules.deaths import Chain
 
 
@@ -35,3 +37,6 @@ def take(game: "Game", seat: int, chain: "Chain") -> "Flow":
     deaths.announce_deaths(game, [d.seat for d in taken], state.phase)
     deaths.finish_if_won(game)
     chain.departed.extend(taken)
+
+
+SPEC = RoleSpec(role=Role.WHITE_WOLF_KING, camp=Camp.WOLVES, kinds=(Kind.WHITE_WOLF_KING_TAKE,))

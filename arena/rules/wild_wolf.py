@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeat
 from arena.events import WildWolfKill, only
-from arena.types import Cause, Kind, Role, is_wolf_card
+from arena.types import Camp, Cause, Kind, Role, is_wolf_card
+from arena.rules.registry import AttackShield, NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
     from arena.rules.night import Night
 
 
@@ -32,3 +34,13 @@ def night_step(game: "Game", night: "Night") -> "Flow":
         if target is not None:
             game.emit(WildWolfKill(phase=night.phase, visibility=only(seat), seat=seat, target=target))
             add_attack(game, night, target, Cause.WILD_WOLF, seat)
+
+
+def shield(game: "Game", night: "Night", target: int, cause: Cause) -> bool:
+    """R28.3: the wild wolf's attack on a wolf card has no effect."""
+    return cause == Cause.WILD_WOLF and is_wolf_card(game.state.card(target))
+
+
+SPEC = RoleSpec(role=Role.WILD_WOLF, camp=Camp.WOLVES, kinds=(Kind.WILD_WOLF_KILL,),
+                steps=(NightStepSpec("wild_wolf", night_step, called_for=Role.WILD_WOLF, sits={"order_003": (80, "all")}),),
+                shield=AttackShield(rank=20, void=shield))

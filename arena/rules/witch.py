@@ -6,11 +6,14 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ONLY_NO, YES_OR_NO, ChooseBool, ChooseOption, choose_seat
 from arena.events import WitchPoisoned, WitchSaved, WitchTold, only
-from arena.rules import deaths
-from arena.types import Kind, Role
+from arena.rules import deaths, elder
+from arena.rules.night import is_protected
+from arena.types import Camp, Kind, Role
+from arena.rules.registry import NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
     from arena.rules.night import Night
 
 
@@ -22,17 +25,29 @@ def has_original(game: "Game") -> bool:
 def shown_victims(game: "Game", night: "Night") -> tuple[bool, list[int]]:
     """(is she told at all, the pending victims) per R30, R119: once her antidote (003: and her original
     potion) is spent she is no longer told, unless ``witch_informed_after_antidote``."""
-    from arena.rules.night import pending_victims
-
     if not (game.state.antidote or has_original(game) or game.sw.witch_informed_after_antidote):
         return False, []
     return True, pending_victims(game, night)
 
 
-def shown_victim(game: "Game", night: "Night") -> tuple[bool, int | None]:
-    """(is she told at all, the pending victim or None for "nobody died") per R30, R119."""
-    told, victims = shown_victims(game, night)
-    return told, (victims[0] if victims else None)
+def pending_victims(game: "Game", night: Night) -> list[int]:
+    """R30: the night's pending victims as the witch may be shown them, in seat order: targets of attacks
+    that will kill unless saved, after immunities and (unless ``witch_informed_guarded_kill``) guards; the
+    elder's extra-life hit only with ``witch_informed_elder_first_hit`` (via :func:`arena.rules.elder.witch_sees`)."""
+    sw = game.sw
+    out: set[int] = set()
+    hits = [(night.knife, night.knife_void)] if night.knife is not None else []
+    hits += [(a.target, a.void) for a in night.attacks]
+    for target, void in hits:
+        if void and night.elder_absorbs == target:
+            if elder.witch_sees(game, night, target) is None:
+                continue
+        elif void:
+            continue
+        if is_protected(night, target) and not sw.witch_informed_guarded_kill:
+            continue
+        out.add(target)
+    return sorted(out)
 
 
 def may_self_save(game: "Game", night: "Night", witch: int) -> bool:
@@ -88,7 +103,6 @@ def night_step(game: "Game", night: "Night") -> "Flow":
         told, victims = shown_victims(game, night)
         used: list[str] = []
         if told:
-            night.witch_shown = victims[0] if victims else None
             game.emit(WitchTold(phase=night.phase, visibility=only(witch), seat=witch,
                                 victim=victims[0] if victims else None,
                                 victims=victims if len(victims) > 1 else None))
@@ -144,3 +158,13 @@ def _poison(game: "Game", night: "Night", witch: int, potion: str, used: list[st
 
 def _bool_or_false(allowed: bool) -> ChooseBool | ChooseOption:
     return YES_OR_NO if allowed else ONLY_NO
+
+
+SPEC = RoleSpec(
+    role=Role.WITCH, camp=Camp.VILLAGE,
+    kinds=(Kind.WITCH_SAVE, Kind.WITCH_POISON, Kind.WITCH_ORIGINAL_SAVE, Kind.WITCH_ORIGINAL_POISON),
+    steps=(NightStepSpec("witch", night_step, called_for=Role.WITCH,
+                         sits={"order_000": (70, "all"), "order_001": (70, "all"), "order_004a": (60, "all"),
+                               "order_004c": (90, "all"), "order_003": (110, "all")}),),
+    state=("antidote", "poison", "original_used"),
+)

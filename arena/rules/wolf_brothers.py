@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeat
 from arena.events import BrotherKill, only
-from arena.types import Cause, Kind, Role
+from arena.types import Camp, Cause, Kind, Role
+from arena.rules.registry import NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
     from arena.rules.night import Night
 
 
@@ -52,3 +54,12 @@ def night_step(game: "Game", night: "Night") -> "Flow":
         game.emit(BrotherKill(phase=night.phase, visibility=only(seat), seat=seat, target=target))
         if target is not None:
             add_attack(game, night, target, Cause.WOLF_BROTHER, seat)
+
+
+SPECS = (
+    RoleSpec(role=Role.BIG_WOLF_BROTHER, camp=Camp.WOLVES),
+    RoleSpec(role=Role.LITTLE_WOLF_BROTHER, camp=Camp.WOLVES, kinds=(Kind.BROTHER_KILL,),
+             steps=(NightStepSpec("little_wolf_brother", night_step, called_for=Role.LITTLE_WOLF_BROTHER,
+                                  sits={"order_003": (60, "all")}),),
+             state=("brother_awakened",)),
+)

@@ -7,10 +7,12 @@ from typing import TYPE_CHECKING
 from arena.actions import choose_seat
 from arena.events import WolfKnife, WolfKnifeVote, only
 from arena.rules import cupid, little_girl, wolf_brothers
-from arena.types import WOLF_CARDS, Kind, Role
+from arena.types import WOLF_CARDS, Camp, Kind, Role
+from arena.rules.registry import NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
-    from arena.engine import Flow, Game
+    from arena.engine import Game
+    from arena.flow import Flow
     from arena.rules.night import Night
     from arena.state import GameState
 
@@ -71,3 +73,25 @@ def _self_destruct_card_seats(state: "GameState") -> tuple[int, ...]:
 
 def _card_seats_that_may_self_destruct(state: "GameState") -> tuple[int, ...]:
     return tuple(s for s, p in state.players.items() if p.card in SELF_DESTRUCT_CARDS)
+
+
+def recognise_step(game: "Game", night: "Night") -> "Flow":
+    """003's separate N1 call where the wolves open their eyes and see each other (R18); the wolf team
+    itself is told once the thief has picked (:meth:`arena.engine.Game.announce_wolf_team`)."""
+    return
+    yield  # a generator, like every step
+
+
+def resolve_knife(game: "Game", night: "Night") -> None:
+    from arena.rules.night import resolve_knife as resolve
+
+    resolve(game, night)
+
+
+SPEC = RoleSpec(
+    role=Role.WEREWOLF, camp=Camp.WOLVES, kinds=(Kind.WOLF_KILL, Kind.SELF_DESTRUCT, Kind.SELF_DESTRUCT_ELECTION),
+    steps=(NightStepSpec("wolves_recognise", None, sits={"order_003": (40, "n1")}),
+           NightStepSpec("wolves", night_step, after=resolve_knife,
+                         sits={"order_000": (60, "all"), "order_001": (60, "all"), "order_004a": (50, "all"),
+                               "order_004c": (70, "all"), "order_003": (70, "all")})),
+)

@@ -1,0 +1,206 @@
+"""The role registry: every role module declares itself with a :class:`RoleSpec`, and every list about
+roles is derived here from those declarations instead of being kept by hand.
+
+A role module (``arena/rules/<role>.py``) exports ``SPEC`` (or ``SPECS`` for a module with several cards,
+like the wolf brothers). The spec says what the rulebook says about the card: its camp, its night
+step(s) and where each sits in every night order (R18-R20), the decision kinds it asks, its death-time
+skill, the hooks it has into shared steps (an immunity to attacks, surviving a batch, a reprieve on
+exile...) and the state fields it owns. Generic modules ask the registry ("who acts on a death?",
+"which steps tonight?") and never name a role.
+
+The registry finds the role modules itself (every module of this package that defines ``SPEC`` or
+``SPECS``), so adding a role touches its own module, its texts in ``prompts/`` and a board in
+``configs/`` if it is dealt.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Callable, Literal, Mapping
+
+from arena.types import Camp, Cause, Kind, Role
+
+if TYPE_CHECKING:
+    from arena.engine import Game
+    from arena.flow import Flow
+    from arena.rules.deaths import Departed
+    from arena.rules.night import Night
+
+Nights = Literal["n1", "all"]
+StepFn = Callable[["Game", "Night"], "Flow"]
+
+
+@dataclass(frozen=True)
+class NightStepSpec:
+    """One night step of a role (R18-R23)."""
+
+    name: str
+    #: The rule function; ``None`` for a step that is called (the table closes its eyes and opens them)
+    #: but where the referee asks nobody, like the idiot's or the elder's call in 000.
+    run: StepFn | None
+    #: Night order id -> (slot, nights): the step's place in that order (lower slots first) and whether it
+    #: is called on the first night only or every night. Orders the step is absent from are left out.
+    sits: Mapping[str, tuple[int, Nights]]
+    #: R21: the card whose presence in the deck calls the step; ``None``: always called.
+    called_for: Role | None = None
+    #: ``call_absent_roles=n1_pretend`` calls this step on N1 even without its card (R22).
+    pretend_when_absent: bool = False
+    #: On a board whose order does not list the step but whose deck holds its card, the step is called
+    #: every night right before this one (R152: the little girl right before the wolves).
+    elsewhere_before: str | None = None
+    #: A rule that reads the finished step (R28: immunities read the wolves' knife).
+    after: Callable[["Game", "Night"], None] | None = None
+
+
+@dataclass(frozen=True)
+class DeathSkill:
+    """A skill used when its holder dies (R43): the hunter's shot, the black wolf king's take."""
+
+    kind: Kind
+    usable: Callable[["Game", "Departed"], bool]
+    #: Announce the skill used on ``target``; False when it comes to nothing (the target does not die).
+    announce: Callable[["Game", "Departed", int], bool]
+
+
+@dataclass(frozen=True)
+class AttackShield:
+    """An immunity applied to a night attack before anything else (R28). ``rank`` orders the shields."""
+
+    rank: int
+    #: True when the attack on ``target`` by ``cause`` is void. May record facts on the night or tell a seat.
+    void: Callable[["Game", "Night", int, Cause], bool]
+
+
+@dataclass(frozen=True)
+class RoleSpec:
+    """Everything the referee needs to know about one card."""
+
+    role: Role
+    camp: Camp  # the camp the card belongs to when dealt (R5); Cupid, the thief and the maid may change it
+    steps: tuple[NightStepSpec, ...] = ()
+    #: The decision kinds the card's holder is asked because of the card.
+    kinds: tuple[Kind, ...] = ()
+    death_skill: DeathSkill | None = None
+    shield: AttackShield | None = None
+    #: R165-like: does the holder survive a batch in which these causes hit him?
+    survives: Callable[["Game", int, list[Cause]], bool] | None = None
+    #: R41: called with every death of a batch before it is recorded; returns further seats that die in it.
+    in_batch: Callable[["Game", dict[int, list[Cause]]], list[int]] | None = None
+    #: Called once the night's steps are done, before the dawn resolves it.
+    end_of_night: Callable[["Game", "Night"], None] | None = None
+    #: R137: the holder, just exiled, may be spared (the flow yields True when the exile does not kill).
+    exile_reprieve: Callable[["Game", int], "Flow"] | None = None
+    #: Called after every exile's consequences (R160: the maid may take the exiled player's card).
+    after_exile: Callable[["Game", int], "Flow"] | None = None
+    #: The :class:`arena.state.GameState` fields this role owns (written only by its events).
+    state: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)  # hashed by identity: its derived lists are memoised on it
+class Registry:
+    specs: Mapping[Role, RoleSpec]
+    #: Every night step by name.
+    steps: Mapping[str, NightStepSpec] = field(default_factory=dict)
+
+    # ---- lists that used to be kept by hand -------------------------------------------------
+    @property
+    def roles(self) -> frozenset[Role]:
+        """The roles the referee implements (a board with any other card is refused)."""
+        return frozenset(self.specs)
+
+    def night_order(self, order: str) -> list[tuple[str, Nights]]:
+        """The steps of one night order, as (step, nights), in the order they are called (R18)."""
+        return list(_night_order(self, order))
+
+    def night_orders(self) -> dict[str, list[tuple[str, Nights]]]:
+        names = sorted({o for step in self.steps.values() for o in step.sits})
+        return {name: self.night_order(name) for name in names}
+
+    def step_role(self, step: str) -> Role | None:
+        return self.steps[step].called_for
+
+    def wolf_cards(self) -> frozenset[Role]:
+        return frozenset(r for r, s in self.specs.items() if s.camp == Camp.WOLVES)
+
+    def spec(self, role: Role) -> RoleSpec:
+        return self.specs[role]
+
+    def owner_of_kind(self, kind: Kind) -> Role | None:
+        return next((r for r, s in self.specs.items() if kind in s.kinds), None)
+
+    # ---- hooks into shared steps -------------------------------------------------------------
+    @property
+    def shields(self) -> tuple[AttackShield, ...]:
+        return _shields(self)
+
+    @property
+    def survivors(self) -> tuple[Callable[["Game", int, list[Cause]], bool], ...]:
+        return tuple(s.survives for s in self.specs.values() if s.survives is not None)
+
+    @property
+    def batch_hooks(self) -> tuple[Callable[["Game", dict[int, list[Cause]]], list[int]], ...]:
+        return tuple(s.in_batch for s in self.specs.values() if s.in_batch is not None)
+
+    @property
+    def end_of_night_hooks(self) -> tuple[Callable[["Game", "Night"], None], ...]:
+        return tuple(s.end_of_night for s in self.specs.values() if s.end_of_night is not None)
+
+    @property
+    def after_exile_hooks(self) -> tuple[Callable[["Game", int], "Flow"], ...]:
+        return tuple(s.after_exile for s in self.specs.values() if s.after_exile is not None)
+
+
+@lru_cache(maxsize=None)
+def _night_order(registry: Registry, order: str) -> tuple[tuple[str, Nights], ...]:
+    placed = sorted((step.sits[order][0], step.name, step.sits[order][1])
+                    for step in registry.steps.values() if order in step.sits)
+    return tuple((name, nights) for _, name, nights in placed)
+
+
+@lru_cache(maxsize=None)
+def _shields(registry: Registry) -> tuple[AttackShield, ...]:
+    return tuple(sorted((s.shield for s in registry.specs.values() if s.shield is not None), key=lambda x: x.rank))
+
+
+def _role_modules() -> list[str]:
+    import arena.rules as package
+
+    return sorted(m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_"))
+
+
+@lru_cache(maxsize=1)
+def registry() -> Registry:
+    """Every role module's spec, checked for clashes (two specs for one card, two steps of one name,
+    two steps in one slot of a night order)."""
+    specs: dict[Role, RoleSpec] = {}
+    for name in _role_modules():
+        module = importlib.import_module(f"arena.rules.{name}")
+        declared = getattr(module, "SPECS", None) or ((module.SPEC,) if hasattr(module, "SPEC") else ())
+        for spec in declared:
+            if spec.role in specs:
+                raise RuntimeError(f"role {spec.role.value!r} is declared twice (arena.rules.{name})")
+            specs[spec.role] = spec
+    return build(specs)
+
+
+def build(specs: Mapping[Role, RoleSpec]) -> Registry:
+    steps: dict[str, NightStepSpec] = {}
+    for spec in specs.values():
+        for step in spec.steps:
+            if step.name in steps:
+                raise RuntimeError(f"night step {step.name!r} is declared twice")
+            steps[step.name] = step
+    slots: dict[tuple[str, int], str] = {}
+    for step in steps.values():
+        for order, (slot, _) in step.sits.items():
+            other = slots.setdefault((order, slot), step.name)
+            if other != step.name:
+                raise RuntimeError(f"night order {order}: steps {other!r} and {step.name!r} share slot {slot}")
+        if step.elsewhere_before is not None and step.elsewhere_before not in steps and step.elsewhere_before not in {
+                s.name for sp in specs.values() for s in sp.steps}:
+            raise RuntimeError(f"night step {step.name!r} is called before an unknown step {step.elsewhere_before!r}")
+    ordered = dict(sorted(specs.items(), key=lambda kv: list(Role).index(kv[0])))
+    return Registry(specs=ordered, steps=steps)

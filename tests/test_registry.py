@@ -1,0 +1,84 @@
+"""The role registry (arena/rules/registry.py): every list about roles is derived from the role modules'
+specs, and the derivation gives what the rulebook says (R18-R23 night orders, R5 camps)."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+import pytest
+
+from arena.config import Switches
+from arena.rules.registry import NightStepSpec, RoleSpec, build, registry
+from arena.state import GameState
+from arena.types import WOLF_CARDS, Camp, Role
+
+
+def test_every_card_of_the_vocabulary_has_a_role_module() -> None:
+    assert registry().roles == frozenset(Role)
+
+
+def test_wolf_cards_are_the_specs_of_the_wolves_camp() -> None:
+    assert registry().wolf_cards() == WOLF_CARDS
+
+
+def test_night_orders_are_the_rulebooks() -> None:
+    # R18 (000, 001, 004 §A, 004 §C) and R19 (003), with R20's first-night-only calls.
+    orders = registry().night_orders()
+    assert orders["order_000"] == [
+        ("thief", "n1"), ("cupid", "n1"), ("lovers", "n1"), ("guard", "all"), ("elder", "all"), ("wolves", "all"),
+        ("witch", "all"), ("seer", "all"), ("hunter", "all"), ("idiot", "all")]
+    assert orders["order_001"] == [
+        ("thief", "n1"), ("cupid", "n1"), ("lovers", "n1"), ("seer", "all"), ("little_girl", "all"),
+        ("wolves", "all"), ("witch", "all")]
+    assert orders["order_004a"] == [
+        ("thief", "n1"), ("cupid", "n1"), ("lovers", "n1"), ("guard", "all"), ("wolves", "all"), ("witch", "all"),
+        ("seer", "all"), ("hunter", "all")]
+    assert orders["order_004c"] == [
+        ("thief", "n1"), ("cupid", "n1"), ("lovers", "n1"), ("hunter", "n1"), ("elder", "n1"), ("guard", "all"),
+        ("wolves", "all"), ("seer", "all"), ("witch", "all")]
+    assert orders["order_003"] == [
+        ("thief", "n1"), ("cupid", "n1"), ("lovers", "all"), ("wolves_recognise", "n1"), ("guard", "all"),
+        ("little_wolf_brother", "all"), ("wolves", "all"), ("wild_wolf", "all"), ("fire_wolf", "all"),
+        ("hunting_gun", "all"), ("witch", "all"), ("seer", "all")]
+
+
+def test_the_night_order_switch_offers_exactly_the_registrys_orders() -> None:
+    allowed = set(typing.get_args(Switches.model_fields["night_order"].annotation))
+    assert allowed == set(registry().night_orders())
+
+
+def test_every_step_is_called_for_a_card_of_its_role_or_always() -> None:
+    # R21: a step is configured by the card of the role that declares it (the wolves' steps always are).
+    for role, spec in registry().specs.items():
+        for step in spec.steps:
+            assert step.called_for in (role, None), (role, step.name)
+            assert step.called_for is not None or spec.camp == Camp.WOLVES, step.name
+
+
+def test_every_state_field_is_the_tables_or_owned_by_one_role() -> None:
+    """Roles do not add flags to the game state unannounced: a field is the table's own (seats, phase,
+    badge, deaths, result) or declared by exactly one role's spec."""
+    table = {"rules", "players", "version", "cards_version", "center", "phase", "sheriff", "badge", "aux_police",
+             "deaths", "winner", "win_reason", "_derived"}
+    owners: dict[str, list[Role]] = {}
+    for role, spec in registry().specs.items():
+        for name in spec.state:
+            owners.setdefault(name, []).append(role)
+    fields = {f.name for f in dataclasses.fields(GameState)}
+    assert not {n for n, o in owners.items() if len(o) > 1}, owners
+    assert set(owners) <= fields, set(owners) - fields
+    assert fields - table == set(owners), f"state fields nobody owns: {sorted(fields - table - set(owners))}"
+
+
+def test_clashing_declarations_are_refused_with_the_names() -> None:
+    def step(name: str, slot: int) -> NightStepSpec:
+        return NightStepSpec(name, None, sits={"order_000": (slot, "all")})
+
+    a = RoleSpec(role=Role.SEER, camp=Camp.VILLAGE, steps=(step("seer", 80),))
+    b = RoleSpec(role=Role.GUARD, camp=Camp.VILLAGE, steps=(step("guard", 80),))
+    with pytest.raises(RuntimeError, match="'seer' and 'guard' share slot 80"):
+        build({Role.SEER: a, Role.GUARD: b})
+    c = RoleSpec(role=Role.GUARD, camp=Camp.VILLAGE, steps=(step("seer", 40),))
+    with pytest.raises(RuntimeError, match="night step 'seer' is declared twice"):
+        build({Role.SEER: a, Role.GUARD: c})
