@@ -44,7 +44,8 @@ def check_draw(game: "Game", had_death: bool) -> None:
 def dawn(game: "Game", night: "night_rules.Night") -> "Flow":
     """R46: batch K -> check -> batch P -> check -> (election) -> announcement -> skills -> badge -> last words."""
     batch_k, batch_p = night_rules.night_batches(game, night)
-    departed = deaths.process_batch(game, batch_k, night.phase)
+    departed = list(night.departed_early)  # a caught little girl died at once (R153); announced now
+    departed += deaths.process_batch(game, batch_k, night.phase)
     deaths.finish_if_won(game, announce=[d.seat for d in departed], death_phase=night.phase)
     departed += deaths.process_batch(game, batch_p, night.phase)
     ordered = deaths.announcement_order(game, departed)
@@ -52,7 +53,7 @@ def dawn(game: "Game", night: "night_rules.Night") -> "Flow":
     game.day_silenced = False
     ended_early = False
     if game.election_due and game.state.badge == "unused":
-        ended_early = yield from run_election(game, night.alive_at_start)
+        ended_early = yield from run_election(game, night.election_participants)
     deaths.announce_deaths(game, [d.seat for d in ordered], night.phase)
     chain = deaths.Chain(departed=list(ordered), night_count=len(ordered))
     try:

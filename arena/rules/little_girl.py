@@ -10,8 +10,8 @@ inserted there when the deck has her, see :mod:`arena.rules.night`). Flow (OQ46)
    seeded stream ``little_girl``).
 4. Caught, the wolves (and only they) learn her seat (:class:`LittleGirlCaught`) and each knifing wolf
    answers ``little_girl_kill`` (true/false, default false). She is killed when they all say true (the
-   knife's consensus rule, R24); then she dies at dawn in batch K (cause ``little_girl``), unsavable and
-   unguardable, and the wolves knife nobody else that night (R153). Otherwise they knife as usual.
+   knife's consensus rule, R24); then she dies at once (cause ``little_girl``), unsavable and unguardable,
+   announced at dawn, and the wolves knife nobody else that night (R153). Otherwise they knife as usual.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ONLY_NO, YES_OR_NO
 from arena.events import LittleGirlCaught, LittleGirlKill, LittleGirlPeeked, only
-from arena.types import Camp, Kind, Role
+from arena.types import Camp, Cause, Kind, Role
 from arena.rules.registry import NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
@@ -62,6 +62,19 @@ def night_step(game: "Game", night: "Night") -> "Flow":
         game.emit(LittleGirlKill(phase=night.phase, visibility=team, seat=girl, killed=killed))
         if killed:
             night.little_girl_killed = girl
+            kill_now(game, night, girl)
+
+
+def kill_now(game: "Game", night: "Night", girl: int) -> None:
+    """R153 (001 小女孩立即死亡): she dies at this moment, a batch of its own with her lover's grief (R40)
+    and its win check; the rest of the night treats them as dead (no check, poison, guard or save, and no
+    step of theirs). The table learns of it at dawn, announced with the night's other deaths (R37)."""
+    from arena.rules import deaths
+
+    departed = deaths.process_batch(game, [(girl, Cause.LITTLE_GIRL)], night.phase)
+    night.departed_early.extend(departed)
+    night.alive_at_start = [s for s in night.alive_at_start if game.state.is_alive(s)]
+    deaths.finish_if_won(game, announce=[d.seat for d in departed], death_phase=night.phase)
 
 
 def knife_forbidden(night: "Night") -> bool:

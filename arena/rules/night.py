@@ -12,6 +12,7 @@ from arena.types import WOLF_ATTACKS, Cause
 if TYPE_CHECKING:
     from arena.engine import Game
     from arena.flow import Flow
+    from arena.rules.deaths import Departed
 
 
 def night_orders() -> dict[str, list[tuple[str, str]]]:
@@ -36,7 +37,9 @@ class Night:
     """Facts of one night, gathered step by step and resolved at dawn. Every step writes its own fields."""
 
     number: int
-    alive_at_start: list[int]
+    alive_at_start: list[int]  # who may still act or be targeted tonight; those who die at once leave it
+    election_participants: list[int] = field(default_factory=list)  # alive at dusk (R49), set by run_night
+    departed_early: list["Departed"] = field(default_factory=list)  # died at once (R153); announced at dawn
     guarded: int | None = None
     knife: int | None = None
     knife_void: bool = False  # an immunity stopped the joint knife (R28)
@@ -92,7 +95,8 @@ def _steps_for(game: "Game", number: int) -> list[str]:
 
 def run_night(game: "Game", number: int) -> "Flow":
     """Call every step of the night in order; only living, able holders are asked (R16, R21)."""
-    night = Night(number=number, alive_at_start=game.state.alive_seats())
+    alive = game.state.alive_seats()
+    night = Night(number=number, alive_at_start=alive, election_participants=list(alive))
     steps: dict[str, NightStepSpec] = registry().steps  # type: ignore[assignment]
     announced = number != 1
     for name in steps_for(game, number):
@@ -171,8 +175,7 @@ def night_batches(game: "Game", night: Night) -> tuple[list[tuple[int, Cause]], 
     for attack in night.attacks:  # 003: the wolf brother's and the wild wolf's kills (R34)
         if attack.cause in WOLF_ATTACKS and attack_lands(night, attack):
             batch_k.append((attack.target, attack.cause))
-    if night.little_girl_killed is not None:
-        batch_k.append((night.little_girl_killed, Cause.LITTLE_GIRL))  # R153: unsavable, in batch K
+    # A caught little girl died at once (R153): she is in ``night.departed_early``, not in a dawn batch.
     in_k = {seat for seat, _ in batch_k}
     grieving = {partner for seat in in_k if (partner := game.state.partner(seat)) is not None
                 and partner not in in_k and game.state.is_alive(partner)}
