@@ -61,7 +61,8 @@ class Scenario(BaseModel):
 
 
 EXPECT_KEYS = {"deaths", "exhaustive", "winner", "sheriff", "last_words", "alive", "revealed", "can_vote",
-               "pk_can_vote", "seer_results", "witch_told", "refused", "error", "events", "absent_events"}
+               "pk_can_vote", "seer_results", "witch_told", "refused", "error", "events", "absent_events",
+               "announced"}
 
 
 class ScenarioOutcome(BaseModel):
@@ -186,6 +187,12 @@ def actual_outcome(game: Game, scenario: Scenario) -> dict[str, Any]:
             if e.type == "speech" and e.kind == "last_words":
                 words.setdefault(e.phase, []).append(e.seat)
         out["last_words"] = {p: s for p, s in words.items() if within(p)}
+    if "announced" in keys:  # project extension: the first announcement of each phase's deaths, in order
+        announced: dict[str, list[int]] = {}
+        for e in game.log:
+            if e.type == "deaths_announced" and e.death_phase not in announced:
+                announced[e.death_phase] = list(e.seats)
+        out["announced"] = announced
     if "revealed" in keys:
         out["revealed"] = sorted({e.seat for e in game.log if e.type in ("role_revealed", "idiot_revealed")})
     for key, ballot in (("can_vote", "exile"), ("pk_can_vote", "pk")):
@@ -295,6 +302,10 @@ def compare(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
                 if found is not None:
                     problems.append(f"absent_events: {json.dumps(spec, ensure_ascii=False)} matches "
                                     f"{json.dumps(found, ensure_ascii=False)}")
+        elif key == "announced":
+            for phase, seats in want.items():
+                if (got or {}).get(phase) != seats:
+                    problems.append(f"announced {phase}: expected {seats} in this order, got {(got or {}).get(phase)}")
         elif key in ("sheriff", "witch_told", "seer_results"):
             for phase, value in want.items():
                 if phase not in (got or {}) and key == "witch_told":

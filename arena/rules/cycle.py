@@ -46,7 +46,9 @@ def dawn(game: "Game", night: "night_rules.Night") -> "Flow":
     batch_k, batch_p = night_rules.night_batches(game, night)
     departed = list(night.departed_early)  # a caught little girl died at once (R153); announced now
     departed += deaths.process_batch(game, batch_k, night.phase)
-    deaths.finish_if_won(game, announce=[d.seat for d in departed], death_phase=night.phase)
+    # A dawn that ends the game is announced in the order of every dawn (R38), batch K alone included.
+    deaths.finish_if_won(game, announce=[d.seat for d in deaths.announcement_order(game, departed)],
+                         death_phase=night.phase)
     departed += deaths.process_batch(game, batch_p, night.phase)
     ordered = deaths.announcement_order(game, departed)
     deaths.finish_if_won(game, announce=[d.seat for d in ordered], death_phase=night.phase)

@@ -74,7 +74,8 @@ def kill_now(game: "Game", night: "Night", girl: int) -> None:
     departed = deaths.process_batch(game, [(girl, Cause.LITTLE_GIRL)], night.phase)
     night.departed_early.extend(departed)
     night.alive_at_start = [s for s in night.alive_at_start if game.state.is_alive(s)]
-    deaths.finish_if_won(game, announce=[d.seat for d in departed], death_phase=night.phase)
+    deaths.finish_if_won(game, announce=[d.seat for d in deaths.announcement_order(game, departed)],
+                         death_phase=night.phase)
 
 
 def knife_forbidden(night: "Night") -> bool:
