@@ -53,6 +53,7 @@ from typing import Any, Iterable, Sequence
 import yaml
 
 from agents.base import SyncAgent
+from arena.evaluate.claims import parse_claims
 from arena.actions import Answer, DecisionRequest, IllegalAnswer
 from arena.observation import Observation
 from arena.resources import data_dir
@@ -158,23 +159,15 @@ def parse_speech(text: str, players: int) -> ParsedSpeech:
                     found.append((m.start(), int(value)))
         return sorted(found)
 
-    def present(key: str) -> bool:
-        return any(p.search(text) for p in pats.get(key, []))
-
-    out.seer_claim = present("seer_claim")
-    fakes = seats("fake_seer")
-    out.fakes = [s for _, s in fakes]
-    fake_positions = {pos for pos, _ in fakes}
-    wolf_checks = [(pos, s, "wolf") for pos, s in seats("check_wolf") if pos not in fake_positions]
-    good_checks = [(pos, s, "good") for pos, s in seats("check_good")]
+    claims = parse_claims(text, players)  # the arena's one claim extractor: the speaker's own claims only
+    out.seer_claim = "seer" in claims.roles
+    out.fakes = [s for _, s in seats("fake_seer")]
     checks: dict[int, str] = {}
-    for _, seat, result in sorted(wolf_checks + good_checks):
-        checks.setdefault(seat, result)  # two patterns may read the same statement
+    for seat, result in claims.checks + claims.loose_checks:
+        checks.setdefault(seat, result)
     out.checks = list(checks.items())
     out.votes = [s for _, s in seats("vote")]
-    for role in CLAIM_ROLES:
-        if present(f"{role}_claim"):
-            out.roles.add(role)
+    out.roles.update(r for r in claims.roles if r in CLAIM_ROLES)
     out.saved = [s for _, s in seats("witch_saved")]
     out.poisoned = [s for _, s in seats("witch_poisoned")]
     out.info_wolves = list(dict.fromkeys(s for _, s in seats("saw_wolf") + seats("traveler_wolf")))
