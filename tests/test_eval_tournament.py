@@ -102,6 +102,7 @@ def test_refuses_to_mix_tournaments(tmp_path: Path) -> None:
         asyncio.run(run_tournament(config(tmp_path, deals=1), out=tmp_path / "o"))
 
 
+@pytest.mark.slow  # a fresh process per kill: half a minute and more on a busy machine
 def test_killed_at_random_points_and_resumed(tmp_path: Path) -> None:
     """The issue's acceptance test: 20 games, killed (SIGKILL and Ctrl-C) at random points, resumed."""
     cfg_path = tmp_path / "t.yaml"

@@ -3,9 +3,10 @@ the viewer assets, and the installed ``arena`` runs from anywhere without the re
 
 The wheel is built offline from a copy of the sources (``pip wheel --no-build-isolation``, so the
 setuptools of this environment builds it: ``pip install -e '.[dev]'`` brings one that can) and
-installed into a throw-away virtualenv that sees this environment's dependencies
-(``--system-site-packages``) but not the repository: every command runs from a temporary folder,
-and the test checks that ``arena`` is imported from the virtualenv.
+installed into a throw-away virtualenv that sees this environment's dependencies (its site-packages,
+whether this environment is the system's Python or a virtualenv) but not the repository: every
+command runs from a temporary folder, and the test checks that ``arena`` is imported from the
+virtualenv.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import venv
 import zipfile
 from importlib import metadata
@@ -90,10 +92,25 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv_dir = tmp_path_factory.mktemp("venv")
     # No pip of its own (no ensurepip): this environment's pip installs into the venv's prefix.
     venv.EnvBuilder(system_site_packages=True, with_pip=False, symlinks=os.name != "nt").create(venv_dir)
+    _see_this_environment(venv_dir)
     # --ignore-installed: this environment may hold an (editable) werewolf-arena already.
     _run([str(venv_dir / BIN / "python"), "-m", "pip", "install", "--no-deps", "--no-index", "--ignore-installed",
           str(wheel)], cwd=venv_dir, env=_clean_env())
     return venv_dir
+
+
+def _see_this_environment(venv_dir: Path) -> None:
+    """Put this environment's site-packages on the new venv's path, after the venv's own.
+
+    ``system_site_packages`` only reaches the base interpreter's packages: when the tests run inside
+    a virtualenv (as the README says to), the dependencies live in that virtualenv instead. A ``.pth``
+    line adds a folder without running the ``.pth`` files inside it, so an editable install of the
+    arena in this environment stays out of sight, and the wheel's copy is the one imported."""
+    python = venv_dir / BIN / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True, env=_clean_env()).stdout.strip()
+    ours = dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))
+    (Path(purelib) / "_outer_environment.pth").write_text("".join(f"{path}\n" for path in ours), encoding="utf-8")
 
 
 def test_the_wheel_holds_every_module_and_data_file(wheel: Path) -> None:

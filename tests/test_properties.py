@@ -7,6 +7,7 @@ import io
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from agents.bots import RandomBot
@@ -76,9 +77,7 @@ class LeakCheckingBot(RandomBot):
                 raise AssertionError("secret ballots shown to a seat")
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(game_configs())
-def test_games_terminate_with_a_legal_winner_and_leak_nothing(config: tuple[str, int, dict[str, Any]]) -> None:
+def check_game_terminates_with_a_legal_winner_and_leaks_nothing(config: tuple[str, int, dict[str, Any]]) -> None:
     preset, seed, rules = config
     setup = GameSetup(preset=preset, seed=seed, rules=rules)
     n = setup.resolve().players
@@ -99,6 +98,19 @@ def test_games_terminate_with_a_legal_winner_and_leak_nothing(config: tuple[str,
     # every decision applied a legal value
     for record in game.decisions:
         assert record.request.check(record.value) == record.value or record.value == record.request.default
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_configs())
+def test_games_terminate_with_a_legal_winner_and_leak_nothing(config: tuple[str, int, dict[str, Any]]) -> None:
+    check_game_terminates_with_a_legal_winner_and_leaks_nothing(config)
+
+
+@pytest.mark.slow
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_configs())
+def test_thousands_of_games_terminate_with_a_legal_winner_and_leak_nothing(config: tuple[str, int, dict[str, Any]]) -> None:
+    check_game_terminates_with_a_legal_winner_and_leaks_nothing(config)
 
 
 @settings(max_examples=60, deadline=None)
