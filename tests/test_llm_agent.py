@@ -392,7 +392,7 @@ def check_no_leaks(decisions: list, roles: dict) -> None:
 
 
 def test_flaky_games_finish_record_every_fault_and_never_leak_hidden_information():
-    assert sum(check_flaky_game(seed) for seed in range(6)) > 0
+    assert sum(check_flaky_game(seed) for seed in range(3)) > 0
 
 
 @pytest.mark.slow

@@ -44,6 +44,7 @@ def ray_session() -> Iterator[object]:
         ray.shutdown()
 
 
+@pytest.mark.slow  # starts a local Ray cluster: half a minute on a busy machine
 def test_ray_executor_matches_the_process_executor(ray_session: object, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     from arena import ray_executor
@@ -86,6 +87,7 @@ def test_ray_executor_matches_the_process_executor(ray_session: object, tmp_path
     assert max(p.running for p in seen) >= 1
 
 
+@pytest.mark.slow  # starts a local Ray cluster: half a minute on a busy machine
 def test_ray_executor_resumes_exactly_the_unfinished_games(ray_session: object, tmp_path: Path) -> None:
     cfg = config(tmp_path)
     out = tmp_path / "ray"
