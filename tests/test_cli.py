@@ -77,3 +77,24 @@ def test_scenario_run_exit_codes(tmp_path: Path) -> None:
     assert failed.exit_code == 1
     record = json.loads(failed.output.splitlines()[0])
     assert record["passed"] is False and record["actual"]["winner"] is None and "winner" in record["error"]
+
+
+def test_user_mistakes_are_usage_errors_not_internal_errors(tmp_path: Path, monkeypatch) -> None:
+    """A seat the board does not have, a missing key, a missing optional SDK package: exit 2, one
+    line naming the mistake, never 'internal error' (exit 3)."""
+    import sys
+
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("WEREWOLF_ARENA_KEYS", str(tmp_path / "no-keys.yaml"))
+    human = runner.invoke(app, ["play", "--human", "13", "-o", str(tmp_path)])
+    assert human.exit_code == 2 and "--human must be a seat from 1 to 12, got 13" in human.output, human.output
+    no_key = runner.invoke(app, ["play", "--agents", "openai:gpt-4o-mini", "-o", str(tmp_path)])
+    assert no_key.exit_code == 2 and "OPENAI_API_KEY" in no_key.output, no_key.output
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # the optional SDK is not installed
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key-not-used")
+    no_sdk = runner.invoke(app, ["play", "--agents", "anthropic:claude-sonnet-4-5", "-o", str(tmp_path)])
+    assert no_sdk.exit_code == 2 and "pip install anthropic" in no_sdk.output, no_sdk.output
+    for result in (human, no_key, no_sdk):
+        assert "internal error" not in result.output and "Traceback" not in result.output
+    assert not list(tmp_path.glob("*.jsonl"))  # refused before any game began

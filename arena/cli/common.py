@@ -10,16 +10,22 @@ from typing import Any, Callable, TypeVar
 import typer
 
 F = TypeVar("F", bound=Callable[..., Any])
+#: A bad option value (``typer.BadParameter``) is a usage error: click prints it with the usage line and
+#: exits 2. Found through the class, because newer typer releases bring their own copy of click.
+USAGE_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
 
 
 def known_errors() -> tuple[type[BaseException], ...]:
+    from agents.providers.base import ProviderConfigError
     from agents.registry import AgentSpecError
     from arena.config import ConfigError
     from arena.engine import SetupError
     from arena.scenario import ScenarioError
     from arena.transcript import TranscriptError
 
-    return (ConfigError, SetupError, AgentSpecError, TranscriptError, ScenarioError, FileNotFoundError)
+    # ProviderConfigError: a missing key or a missing optional SDK package is the user's to fix.
+    return (ConfigError, SetupError, AgentSpecError, ProviderConfigError, TranscriptError, ScenarioError,
+            FileNotFoundError)
 
 
 def friendly(func: F) -> F:
@@ -32,7 +38,7 @@ def friendly(func: F) -> F:
         except known_errors() as exc:
             typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
             raise typer.Exit(2) from None
-        except (typer.Exit, typer.Abort, KeyboardInterrupt, SystemExit):
+        except (typer.Exit, typer.Abort, USAGE_ERROR, KeyboardInterrupt, SystemExit):
             raise
         except BrokenPipeError:  # the output was piped into `head` or a pager that closed: not an error
             os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
