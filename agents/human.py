@@ -25,6 +25,7 @@ from typing import IO, Any
 import yaml
 
 from arena.actions import Answer, DecisionRequest, IllegalAnswer
+from arena.events import Event
 from arena.narration import LANGS, PROMPTS_DIR, Narrator, templates
 from arena.observation import Observation, SeatView
 
@@ -81,6 +82,9 @@ class HumanAgent:
         self.color = bool(getattr(self.stdout, "isatty", lambda: False)())
         self._pending: asyncio.Future[str] | None = None  # the one outstanding line read, kept across Ctrl-C
         self._welcomed = False
+        #: Set once the table narrates to this seat as events happen (:meth:`watch`); questions then
+        #: print no news of their own.
+        self._watched: SeatView | None = None
         self._interrupted = asyncio.Event()
         self.skip_words = _words(self.t["skip_words"])
         self.yes_words = _words(self.t["yes_words"])
@@ -148,22 +152,54 @@ class HumanAgent:
         self.stdout.write(text + end)
         self.stdout.flush()
 
-    def _show_news(self, observation: Observation, view: SeatView) -> None:
+    def _welcome(self, role: str | None) -> None:
         if not self._welcomed:
             self._welcomed = True
-            self._say(self.t["banner"].format(seat=self.seat, role=self.role(view.role)), bold=True)
-            self._say(self.t["welcome"].format(seat=self.seat, role=self.role(view.role)))
+            self._say(self.t["banner"].format(seat=self.seat, role=self.role(role)), bold=True)
+            self._say(self.t["welcome"].format(seat=self.seat, role=self.role(role)))
+
+    def _event_line(self, event: Event) -> str | None:
+        line = self.narrator.line(event)
+        if line is None and event.type in SPELLED_OUT and event.visibility.allows(self.seat):
+            line = "  " + self.text.line(event)
+        return line
+
+    def _show_news(self, observation: Observation, view: SeatView) -> None:
+        self._welcome(view.role)
+        if self._watched is not None:
+            return  # every event was narrated as it happened
         from arena import live
 
         shown = live.active()
         if shown is not None and getattr(shown, "seat", None) == self.seat:
             return  # the live view already draws this seat's events
         for event in observation.new_events:
-            line = self.narrator.line(event)
-            if line is None and event.type in SPELLED_OUT:
-                line = "  " + self.text.line(event)
+            line = self._event_line(event)
             if line:
                 self._say(line)
+
+    def watch(self, event: Event) -> None:
+        """Narrate one event of the game as it happens, if this seat may see it.
+
+        Wired by ``arena play`` as the table's event listener, so the player follows the table
+        between questions and to the very end: the last tally, the exile, the result. A player who
+        is out keeps watching, as a spectator of the same seat: still only what the seat may see."""
+        if self._watched is None:
+            if event.type != "game_started":
+                return
+            self._watched = SeatView(seat=self.seat, players=event.players, alive=set(range(1, event.players + 1)))
+        if not event.visibility.allows(self.seat):
+            return
+        view = self._watched
+        was_alive = self.seat in view.alive
+        view.apply(event)
+        if event.type == "role_assigned" and event.seat == self.seat:
+            self._welcome(view.role)
+        line = self._event_line(event)
+        if line:
+            self._say(line)
+        if was_alive and self.seat not in view.alive:
+            self._say(self.t["spectating"].format(seat=self.s(self.seat)), dim=True)
 
     def _status(self, view: SeatView) -> str:
         dead = sorted(set(range(1, view.players + 1)) - view.alive)

@@ -284,6 +284,53 @@ def test_watching_while_playing_keeps_the_seat_view() -> None:
         assert "god view on/off" not in term.screen
 
 
+def _answer_simply(term: Terminal) -> int:
+    """Answer every question with its first legal choice (no, pass) until the game ends; returns where
+    the screen stood after the last question was answered."""
+    after_last = 0
+    while True:
+        m = term.expect(re.compile(QUESTION.pattern + r"|(?P<end>winner: [^\n]*\n)", re.M), timeout=60)
+        if m.group("end"):
+            return after_last
+        q = Question(m, term.screen[:m.start()])
+        answer = {"seat": lambda: str(q.options[0]) if q.options else "skip", "bool": lambda: "n",
+                  "text": lambda: "pass", "order": lambda: f"{q.options[0]} asc"}.get(q.kind, lambda: "")()
+        term.line(answer)
+        after_last = m.end()
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_the_player_sees_the_game_to_its_end_alive_or_dead(seed: int) -> None:
+    """After the player's last question the table goes on being told: the last tally, the exile, the
+    result and every card. Out of the game, the player keeps watching it from the same seat."""
+    seat = 3
+    with tempfile.TemporaryDirectory(prefix="arena-human-") as tmp:
+        out = Path(tmp)
+        term = Terminal(play_args(out, seed, seat))
+        after_last = _answer_simply(term)
+        assert term.wait() == 0
+        lines = read_lines(out)
+        events = [line["event"] for line in lines if line["type"] == "event"]
+        result = lines[-1]
+        tail = term.screen[after_last:]
+        assert "🏁 Game over" in tail and tail.index("🏁 Game over") < tail.index("Roles: ")
+        last_tally = next(e for e in reversed(events) if e["type"] == "vote_result")
+        tally = ", ".join(f"#{s}: {v:g}" for s, v in last_tally["tally"].items())
+        assert f"Tally: {tally}" in term.screen
+        for e in events:  # every exile is told, the last one included
+            if e["type"] == "exile_result" and e["seat"] is not None and e.get("reason") != "idiot_revealed":
+                assert f"#{e['seat']} is exiled." in term.screen, e
+        if seat in result["alive"]:
+            assert "You are out" not in term.screen
+            return
+        out_at = term.screen.index("You are out. You keep watching the game from #3")
+        assert out_at < term.screen.index("🏁 Game over")
+        watched = term.screen[out_at:]
+        # a spectator of his seat: public speeches and ballots go on; the night stays dark
+        assert "🗣" in watched or "🗳" in watched
+        assert "God view" not in term.screen
+
+
 # ---- the live view, rendered into a string --------------------------------------------------------
 FRAME_AFTER = {"wolf_team", "wolf_knife", "guard_protected", "witch_poisoned", "witch_saved", "seer_result",
                "vote_result", "deaths_announced", "role_revealed", "game_ended"}

@@ -81,7 +81,14 @@ def play_command(
         live = LiveView(lang=lang, god_view=god_view and not human_seats, players=players,
                         seat=human_seats[0] if human_seats else None, allow_toggle=not human_seats)
         on_event = live.on_event
-    elif not quiet and not human_seats:
+    elif human_seats:
+        # Each human player follows the table from his seat as it happens, to the end, alive or dead.
+        watchers = [seat_agents[s - 1].watch for s in human_seats]
+
+        def on_event(event: Any) -> None:
+            for watch in watchers:
+                watch(event)
+    elif not quiet:
         def on_event(event: Any) -> None:
             text = narrator.line(event)
             if text:
