@@ -57,6 +57,19 @@ def human_templates(lang: str) -> dict[str, Any]:
     return yaml.safe_load((PROMPTS_DIR / lang / "human.yaml").read_text(encoding="utf-8"))
 
 
+def question_text(lang: str, request: DecisionRequest) -> str:
+    """The question a decision puts to a human seat, in ``lang`` (the terminal's and the browser's)."""
+    t, n = human_templates(lang), templates(lang)
+
+    def s(seat: int | None) -> str:
+        return n["nobody"] if seat is None else n["seat"].format(seat=seat)
+
+    ctx = request.context
+    template = t["kinds"].get(request.kind) or t["kinds"]["other"]
+    return template.format(kind=request.kind, victim=s(ctx.get("victim")), before_speaker=s(ctx.get("before_speaker")),
+                           speaker=s(ctx.get("speaker")), idiot=s(ctx.get("idiot")))
+
+
 def _words(values: list[Any]) -> set[str]:
     return {str(v).lower() for v in values}
 
@@ -214,12 +227,7 @@ class HumanAgent:
         return "\n".join(lines)
 
     def _question_text(self, request: DecisionRequest) -> str:
-        template = self.t["kinds"].get(request.kind) or self.t["kinds"]["other"]
-        ctx = request.context
-        fields = {"kind": request.kind, "victim": self.s(ctx.get("victim")),
-                  "before_speaker": self.s(ctx.get("before_speaker")), "speaker": self.s(ctx.get("speaker")),
-                  "idiot": self.s(ctx.get("idiot"))}
-        return template.format(**fields)
+        return question_text(self.lang, request)
 
     def _choices_text(self, request: DecisionRequest) -> str:
         legal = request.legal

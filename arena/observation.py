@@ -17,6 +17,11 @@ def visible_events(log: Iterable[Event], seat: int) -> list[Event]:
     return [e for e in log if e.visibility.allows(seat)]
 
 
+def public_events(log: Iterable[Event]) -> list[Event]:
+    """The events shown to everybody: what a spectator of a table with human players may see."""
+    return [e for e in log if e.visibility.to == "all"]
+
+
 @dataclass
 class Observation:
     """What one seat is shown at a decision.

@@ -216,6 +216,17 @@ def _phases(stages: list[str]) -> list[dict[str, Any]]:
     return runs
 
 
+def event_json(e: Event, seq: int, stage: str, texts: dict[str, EventText]) -> dict[str, Any]:
+    """One event as the page draws it: its fields, its place and its line in every language."""
+    data = e.model_dump(mode="json")
+    data["seq"] = seq
+    data["stage"] = stage
+    data["line"] = {code: texts[code].line(e) for code in LANGS}
+    if e.type == "game_ended":
+        data["reason_text"] = {code: texts[code].reason(e.reason) for code in LANGS}
+    return data
+
+
 def build_view_data(path: str | Path, lang: str | None = None) -> dict[str, Any]:
     """Everything the page needs, with every view's visible events decided here."""
     header, event_lines, decisions, result, torn = _read_ordered(path)
@@ -225,15 +236,7 @@ def build_view_data(path: str | Path, lang: str | None = None) -> dict[str, Any]
     texts = {code: EventText(code) for code in LANGS}
 
     stages = _stages(log)
-    events_json = []
-    for i, e in enumerate(log):
-        data = e.model_dump(mode="json")
-        data["seq"] = i
-        data["stage"] = stages[i]
-        data["line"] = {code: texts[code].line(e) for code in LANGS}
-        if e.type == "game_ended":
-            data["reason_text"] = {code: texts[code].reason(e.reason) for code in LANGS}
-        events_json.append(data)
+    events_json = [event_json(e, i, stages[i], texts) for i, e in enumerate(log)]
 
     decisions_json = []
     for line, at in decisions:
@@ -274,11 +277,11 @@ def build_view_data(path: str | Path, lang: str | None = None) -> dict[str, Any]
             "roles": {str(k): v for k, v in result.roles.items()}, "alive": result.alive,
             "abandoned": result.abandoned,
         },
-        "labels": {code: _page_labels(code) for code in LANGS},
+        "labels": {code: page_labels(code) for code in LANGS},
     }
 
 
-def _page_labels(lang: str) -> dict[str, Any]:
+def page_labels(lang: str) -> dict[str, Any]:
     labels = dict(viewer_labels(lang))
     narration = templates(lang)
     labels["winner_name"] = narration["winner"]
@@ -287,7 +290,7 @@ def _page_labels(lang: str) -> dict[str, Any]:
     return labels
 
 
-def _script_json(data: Any) -> str:
+def script_json(data: Any) -> str:
     """JSON safe inside a <script> element: no '</script>', '<!--' or '&' can close or confuse it."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
@@ -302,7 +305,7 @@ def render_html(data: dict[str, Any]) -> str:
     return (template.replace("__TITLE__", _html_escape(title))
             .replace("__LANG__", data["meta"]["lang"])
             .replace("/*__CSS__*/", css)
-            .replace("/*__DATA__*/", _script_json(data))
+            .replace("/*__DATA__*/", script_json(data))
             .replace("/*__JS__*/", script))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.cli import info, play, replay_cmd, scenario_cmd
+from arena.cli import info, play, replay_cmd, scenario_cmd, serve
 
 app = typer.Typer(
     name="arena",
@@ -31,6 +31,7 @@ app.add_typer(info.rules_app, name="rules")
 app.command("schema")(info.schema_command)
 app.add_typer(scenario_cmd.scenario_app, name="scenario")
 app.command("replay")(replay_cmd.replay_command)
+app.command("serve")(serve.serve_command)
 
 
 def _register_optional() -> None:

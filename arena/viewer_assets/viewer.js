@@ -92,7 +92,7 @@
 
   // ---- state of the page --------------------------------------------------------------------
   const ui = {
-    view: "god",
+    view: DATA.views.god ? "god" : Object.keys(DATA.views)[0],  // a live seat's page has its seat's view only
     lang: DATA.meta.lang in DATA.labels ? DATA.meta.lang : "en",
     step: -1,          // seq of the last event shown (-1: before the first)
     tab: "log",
@@ -109,7 +109,7 @@
   function seatName(seat) { return fmt(L().seat_fmt, { seat: seat }); }
   function roleName(role) { return (L().role && L().role[role]) || role; }
   function agentOf(seat) { return DATA.meta.agents.find((a) => a.seat === seat) || { seat: seat, spec: "?" }; }
-  function viewData() { return DATA.views[ui.view] || DATA.views.god; }
+  function viewData() { return DATA.views[ui.view] || DATA.views.god || DATA.views[Object.keys(DATA.views)[0]]; }
   function viewSeat() { return ui.view.startsWith("seat:") ? Number(ui.view.slice(5)) : null; }
   function steps() { return viewData().events.filter((i) => !NOT_STEPS.has(EV[i].type)); }
 
@@ -193,6 +193,7 @@
       const opt = document.createElement("option");
       opt.value = key;
       if (key === "god") opt.textContent = t("god_view");
+      else if (key === "public") opt.textContent = t("public_view");
       else {
         const seat = Number(key.slice(5));
         const a = agentOf(seat);
@@ -237,6 +238,7 @@
     play.setAttribute("aria-label", play.title);
     ui.lastRenderedStep = ui.step;
     writeHash();
+    if (live.afterRender) live.afterRender(st, ui);
   }
 
   function renderResultChip(st) {
@@ -720,7 +722,7 @@
       render();
     });
     document.addEventListener("keydown", (ev) => {
-      if (ev.target && (ev.target.tagName === "SELECT" || ev.target.tagName === "INPUT")) return;
+      if (ev.target && ["SELECT", "INPUT", "TEXTAREA"].includes(ev.target.tagName)) return;
       if (ev.key === "ArrowRight") { stop(); go(1); ev.preventDefault(); }
       else if (ev.key === "ArrowLeft") { stop(); go(-1); ev.preventDefault(); }
       else if (ev.key === " ") { if (ui.playing) { stop(); render(); } else play(); ev.preventDefault(); }
@@ -742,6 +744,24 @@
     for (const type of ["keydown", "pointerdown"]) document.addEventListener(type, animate, { once: true });
     if (autoplay) animate();
   }
+
+  // ---- the live table (arena serve) appends events to DATA as they happen -------------------------
+  // It asks atEnd() before appending and refresh(follow) after: a viewer at the latest step follows
+  // the game, one who stepped back stays where he is.
+  const live = {
+    data: DATA,
+    afterRender: null,
+    atEnd: function () { const l = steps(); return !l.length || ui.step >= l[l.length - 1]; },
+    refresh: function (follow) {
+      const l = steps();
+      if (follow) ui.step = l.length ? l[l.length - 1] : -1;
+      renderChrome();
+      render();
+    },
+    setLang: function (lang) { if (DATA.labels[lang]) { ui.lang = lang; renderChrome(); render(); } },
+    lang: function () { return ui.lang; },
+  };
+  window.ArenaViewer = live;
 
   init();
 })();

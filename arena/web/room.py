@@ -1,0 +1,439 @@
+"""One table of ``arena serve``: a game driven by the referee, its human seats and its watchers.
+
+The game runs in :func:`arena.referee.run_game` (the same async driver as ``arena play``); a human
+seat is an agent whose ``decide`` waits for an answer from the seat's browser. Every event the
+referee emits is appended to the room's log; each connection keeps a cursor into that log and is
+sent the events its view allows, filtered by :func:`arena.observation.visible_events` (a seat) or
+:func:`arena.observation.public_events` (a spectator of a table with human players). Nothing is
+judged here about what a seat may know.
+
+A pending question has an unguessable id. An answer must quote it: an answer to a question already
+settled, or to another seat's, is refused. Reconnecting shows the same pending question again.
+A time limit (a speech limit from the ``speech_seconds`` switch, the table's action limit) or a
+human gone longer than the table's grace settles it with the decision's default, recorded in the
+transcript as a default with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from arena.actions import Answer, DecisionRequest, IllegalAnswer
+from arena.events import Event
+from arena.narration import LANGS
+from arena.observation import Observation, public_events, visible_events
+
+#: The seat spec the lobby uses for a seat left open for a person.
+HUMAN = "human"
+#: Speeches a seat may let go with an empty answer (as in the terminal).
+OPTIONAL_SPEECHES = frozenset({"idiot_interject", "interjection_reply"})
+#: Seconds a spectator is given to read an event of each type, at pace 1 (a speech: more if long).
+READING_SECONDS = {"speech": 1.6, "vote_result": 1.4, "deaths_announced": 1.4, "phase_started": 0.9,
+                   "game_ended": 1.0, "exile_result": 1.2, "ballot_cast": 0.25, "wolf_knife_vote": 0.25}
+MAX_PAUSE = 8.0
+
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class TableSpec(BaseModel):
+    """A table as the lobby asks for it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    preset: str = "std-12-guard"
+    lang: Literal["en", "zh"] = "en"
+    #: One agent spec per seat (``human`` leaves the seat open for a person); none: bots everywhere.
+    seats: list[str] | None = None
+    #: Switch overrides, ``name=value`` as on the command line (``speech_seconds=flat_120``).
+    rules: list[str] = Field(default_factory=list)
+    seed: int | None = Field(None, ge=0)
+    #: Seconds a human seat has for any decision that is not a speech (004's vote countdown); none: no limit.
+    action_seconds: float | None = Field(None, gt=0, le=3600)
+    #: Seconds a human seat may be disconnected before its decisions get their defaults.
+    grace_seconds: float = Field(120.0, ge=0, le=86400)
+    #: Reading time between events for the people watching (1: normal; 0: as fast as the bots go).
+    pace: float = Field(1.0, ge=0, le=10)
+
+
+@dataclass(eq=False)
+class Question:
+    """A decision put to a human seat, waiting for its browser."""
+
+    rid: str
+    request: DecisionRequest
+    future: asyncio.Future[Answer]
+    asked_at: float
+    seconds: float | None
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def remaining(self, now: float) -> float | None:
+        return None if self.seconds is None else max(0.0, self.asked_at + self.seconds - now)
+
+
+@dataclass(eq=False)
+class Watcher:
+    """One connection: a seat (its own view) or a spectator (public or god view)."""
+
+    seat: int | None
+    god: bool = False
+    cursor: int = 0  # events of the room's log already looked at
+    sent: int = 0  # events sent: the next one's number in this connection's stream
+    asked: str | None = None  # the question id last shown
+    settled: int = 0  # settlements already reported
+    result_sent: bool = False
+
+    @property
+    def view(self) -> str:
+        return f"seat:{self.seat}" if self.seat is not None else ("god" if self.god else "public")
+
+    def shown(self, events: list[Event]) -> list[Event]:
+        if self.seat is not None:
+            return visible_events(events, self.seat)
+        return list(events) if self.god else public_events(events)
+
+
+class WebSeat:
+    """The agent of a human seat in the browser: asks its room and waits."""
+
+    spec = HUMAN
+    deterministic = False
+
+    def __init__(self, room: "Room", seat: int):
+        self.room = room
+        self.seat = seat
+
+    async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
+        return await self.room.ask(self.seat, request)
+
+
+class Paced:
+    """A bot that waits, before it answers, for the people at the table to read what just happened."""
+
+    def __init__(self, agent: Any, room: "Room"):
+        self.agent = agent
+        self.room = room
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "decide_sync":  # the driver must take the async path, where pauses can happen
+            raise AttributeError(name)
+        return getattr(self.agent, name)
+
+    async def decide(self, observation: Observation, request: DecisionRequest) -> Any:
+        await self.room.pause()
+        return await self.agent.decide(observation, request)
+
+
+def reading_seconds(event: Event) -> float:
+    if event.type == "speech":
+        return min(6.0, READING_SECONDS["speech"] + len(event.text) / 30)
+    return READING_SECONDS.get(event.type, 0.2)
+
+
+class TableError(ValueError):
+    """The lobby's table cannot be made: the message names what is wrong."""
+
+
+class Room:
+    """One table: its game, its seats' tokens, its log and the people connected to it."""
+
+    def __init__(self, spec: TableSpec, out_dir: Path):
+        from agents.registry import make_agent
+        from arena.cli.play import parse_rule_overrides
+        from arena.config import ConfigError, resolve_rules
+
+        try:
+            self.overrides = parse_rule_overrides(spec.rules)
+            rules = resolve_rules(spec.preset, self.overrides)
+        except (ConfigError, ValueError) as exc:
+            raise TableError(str(exc)) from None
+        players = rules.players
+        seats = list(spec.seats) if spec.seats else ["bot:heuristic"] * players
+        if len(seats) != players:
+            raise TableError(f"{spec.preset} has {players} seats; {len(seats)} seat specs were given")
+        self.spec = spec
+        self.id = secrets.token_urlsafe(9)
+        self.preset = spec.preset
+        self.lang = spec.lang
+        self.players = players
+        self.seed = spec.seed if spec.seed is not None else random.SystemRandom().randrange(1, 10**9)
+        self.specs = [s.strip() for s in seats]
+        self.human_seats = [i + 1 for i, s in enumerate(self.specs) if s == HUMAN]
+        #: token -> seat; a token is the only way to act for a seat
+        self.tokens = {secrets.token_urlsafe(18): seat for seat in self.human_seats}
+        self.agents: list[Any] = []
+        for i, seat_spec in enumerate(self.specs):
+            if seat_spec == HUMAN:
+                self.agents.append(WebSeat(self, i + 1))
+                continue
+            try:
+                agent = make_agent(seat_spec, seat=i + 1, seed=self.seed, lang=self.lang)
+            except Exception as exc:  # an unknown spec, a provider without its key: the lobby says which
+                raise TableError(f"seat {i + 1}: {seat_spec!r}: {exc}") from None
+            self.agents.append(Paced(agent, self) if spec.pace > 0 else agent)
+        self.path = out_dir / f"{self.preset}-{self.id}.jsonl"
+        self.log: list[Event] = []
+        self.json: list[dict[str, Any]] = []  # each event as the page draws it, numbered per connection
+        self._index: dict[int, int] = {}
+        self._stage = "N1"
+        self._paused_upto = 0
+        self.pending: dict[int, Question] = {}
+        self.settlements: dict[int, list[dict[str, Any]]] = {s: [] for s in self.human_seats}
+        self.joined: set[int] = set()
+        self.connections: dict[int, int] = {s: 0 for s in self.human_seats}
+        self.away_since: dict[int, float | None] = {s: None for s in self.human_seats}
+        self.watchers = 0
+        self.status: Literal["waiting", "running", "finished", "failed"] = "waiting"
+        self.error: str | None = None
+        self.result: dict[str, Any] | None = None
+        self.task: asyncio.Task[None] | None = None
+        self._changed = asyncio.Event()
+        from arena.viewer import EventText
+
+        self._texts = {code: EventText(code) for code in LANGS}
+
+    # ---- lifecycle ------------------------------------------------------------------------------
+    @property
+    def god_view_allowed(self) -> bool:
+        """A spectator with the god view could coach a human player: only tables of machines have it."""
+        return not self.human_seats
+
+    def start_if_ready(self) -> None:
+        if self.status == "waiting" and self.joined >= set(self.human_seats):
+            self.status = "running"
+            self.task = asyncio.get_running_loop().create_task(self._run())
+            self.notify()
+
+    async def _run(self) -> None:
+        from arena.engine import GameSetup
+        from arena.referee import run_game
+        from arena.transcript import TranscriptWriter
+
+        setup = GameSetup(preset=self.preset, seed=self.seed, rules=self.overrides)
+        try:
+            with TranscriptWriter(self.path) as writer:
+                result = await run_game(setup, self.agents, writer=writer, specs=self.specs, lang=self.lang,
+                                        game_id=f"{self.preset}-{self.id}", on_event=self._on_event)
+            state = result.game.state
+            self.result = {"winner": result.winner, "reason": result.reason, "phase": result.phase,
+                           "roles": {str(s): p.card.value for s, p in state.players.items()},
+                           "alive": state.alive_seats(), "abandoned": False, "seed": self.seed,
+                           "transcript": self.path.name}
+            self.status = "finished"
+        except asyncio.CancelledError:
+            self.status, self.error = "failed", "the server stopped"
+            raise
+        except Exception as exc:  # the table fails alone; the server and the other tables go on
+            self.status, self.error = "failed", f"{type(exc).__name__}: {exc}"
+        finally:
+            for question in self.pending.values():
+                question.future.cancel()
+            self.notify()
+
+    def stop(self) -> None:
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+
+    # ---- events ---------------------------------------------------------------------------------
+    def _on_event(self, event: Event) -> None:
+        from arena.viewer import event_json
+
+        if event.type == "phase_started":
+            self._stage = event.phase
+        self._index[id(event)] = len(self.log)
+        self.log.append(event)
+        self.json.append(event_json(event, -1, self._stage, self._texts))
+        self.notify()
+
+    def notify(self) -> None:
+        """Wake every connection: something new to send."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def pause(self) -> None:
+        """Before a bot answers: reading time for what happened since the last pause."""
+        upto = len(self.log)
+        if self.spec.pace <= 0 or upto <= self._paused_upto:
+            return
+        seconds = sum(reading_seconds(e) for e in self.log[self._paused_upto:upto])
+        self._paused_upto = upto
+        await asyncio.sleep(min(MAX_PAUSE, seconds * self.spec.pace))
+
+    # ---- human seats ------------------------------------------------------------------------------
+    def seat_of(self, token: str | None) -> int | None:
+        if not token:
+            return None
+        for known, seat in self.tokens.items():
+            if secrets.compare_digest(known, token):
+                return seat
+        return None
+
+    def time_limit(self, request: DecisionRequest) -> float | None:
+        legal = request.legal
+        if legal.type == "text":
+            return float(legal.seconds) if legal.seconds else None  # R64's speech limit, when switched on
+        return self.spec.action_seconds
+
+    async def ask(self, seat: int, request: DecisionRequest) -> Answer:
+        loop = asyncio.get_running_loop()
+        question = Question(rid=secrets.token_urlsafe(12), request=request, future=loop.create_future(),
+                            asked_at=loop.time(), seconds=self.time_limit(request))
+        self.pending[seat] = question
+        self.notify()
+        try:
+            while not question.future.done():
+                now = loop.time()
+                deadlines = []
+                if question.seconds is not None:
+                    deadlines.append((question.asked_at + question.seconds, "timeout"))
+                away = self.away_since.get(seat)
+                if away is not None:
+                    deadlines.append((away + self.spec.grace_seconds, "absent"))
+                timeout = None
+                if deadlines:
+                    at, why = min(deadlines)
+                    if at <= now:
+                        self._settle(seat, question, why)
+                        break
+                    timeout = at - now
+                question.wake.clear()
+                waker = loop.create_task(question.wake.wait())
+                try:
+                    await asyncio.wait({question.future, waker}, timeout=timeout,
+                                       return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    waker.cancel()
+        finally:
+            if self.pending.get(seat) is question:
+                del self.pending[seat]
+                self.notify()
+        return question.future.result()
+
+    def _settle(self, seat: int, question: Question, why: str) -> None:
+        """The decision's default, recorded as a default with the reason."""
+        request = question.request
+        if why == "timeout":
+            error = f"no answer within the time limit of {question.seconds:g} s: the default applies"
+        else:
+            error = f"the player was away longer than the grace of {self.spec.grace_seconds:g} s: the default applies"
+        question.future.set_result(Answer(value=request.default, meta={"no_answer": True, "error": error}))
+        self.settlements[seat].append({"type": "settled", "rid": question.rid, "why": why,
+                                       "value": request.default})
+
+    def answer(self, seat: int, rid: Any, value: Any) -> str | None:
+        """Hand a seat's answer to its pending question; an error message when it is refused."""
+        question = self.pending.get(seat)
+        if question is None or question.future.done() or not isinstance(rid, str) \
+                or not secrets.compare_digest(question.rid, rid):
+            return "this question is no longer open (answered, timed out or replaced)"
+        request = question.request
+        legal = request.legal
+        if legal.type == "text":
+            if isinstance(value, str) and len(value) > legal.max_chars:
+                return f"the speech is too long: at most {legal.max_chars} characters"
+            if (value is None or (isinstance(value, str) and not value.strip())) and request.kind in OPTIONAL_SPEECHES:
+                value = "pass"
+        try:
+            checked = request.check(value)
+        except IllegalAnswer as exc:
+            return str(exc)
+        raw = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        question.future.set_result(Answer(value=checked, meta={"raw_reply": raw}))
+        self.settlements[seat].append({"type": "settled", "rid": rid, "why": "answered", "value": checked})
+        question.wake.set()
+        self.notify()
+        return None
+
+    def connected(self, seat: int) -> None:
+        self.joined.add(seat)
+        self.connections[seat] += 1
+        self.away_since[seat] = None
+        self._wake(seat)
+        self.start_if_ready()
+
+    def disconnected(self, seat: int) -> None:
+        self.connections[seat] -= 1
+        if self.connections[seat] <= 0:
+            self.connections[seat] = 0
+            self.away_since[seat] = asyncio.get_running_loop().time()
+            self._wake(seat)
+
+    def _wake(self, seat: int) -> None:
+        question = self.pending.get(seat)
+        if question is not None:
+            question.wake.set()
+
+    def question_message(self, question: Question) -> dict[str, Any]:
+        from agents.human import human_templates, question_text
+
+        request = question.request
+        skip = {}
+        for code in LANGS:
+            meanings = human_templates(code)["skip_meaning"]
+            skip[code] = meanings.get(request.kind) or meanings["other"]
+        return {"type": "ask", "rid": question.rid, "kind": request.kind, "phase": request.asked_in,
+                "legal": request.legal.to_json(), "default": request.default,
+                "question": {code: question_text(code, request) for code in LANGS}, "skip": skip,
+                "optional": request.kind in OPTIONAL_SPEECHES, "seconds": question.seconds,
+                "remaining": question.remaining(asyncio.get_running_loop().time())}
+
+    # ---- what a connection is sent -------------------------------------------------------------------
+    def summary(self) -> dict[str, Any]:
+        """What the lobby lists about a table (no tokens, no seed while it is played)."""
+        return {"id": self.id, "preset": self.preset, "lang": self.lang, "players": self.players,
+                "status": self.status, "specs": self.specs, "humans": self.human_seats,
+                "waiting_for": sorted(set(self.human_seats) - self.joined), "watchers": self.watchers,
+                "events": len(self.log), "error": self.error,
+                "result": self.result if self.status == "finished" else None}
+
+    async def stream(self, watcher: Watcher, send: Send) -> None:
+        """Send a connection everything its view allows, as it happens, until the game is over."""
+        await send({"type": "hello", "view": watcher.view, "seat": watcher.seat, "status": self.status,
+                    "waiting_for": sorted(set(self.human_seats) - self.joined)})
+        status = self.status
+        while True:
+            changed = self._changed
+            if self.status != status:
+                status = self.status
+                await send({"type": "status", "status": status, "error": self.error})
+            if watcher.cursor < len(self.log):
+                new = self.log[watcher.cursor:]
+                watcher.cursor += len(new)
+                batch = []
+                for event in watcher.shown(new):
+                    data = dict(self.json[self._index[id(event)]])
+                    data["seq"] = watcher.sent
+                    watcher.sent += 1
+                    batch.append(data)
+                if batch:
+                    await send({"type": "events", "events": batch})
+            if watcher.seat is not None:
+                await self._send_question(watcher, send)
+            if self.status in ("finished", "failed") and watcher.cursor >= len(self.log):
+                if not watcher.result_sent:
+                    watcher.result_sent = True
+                    await send({"type": "result", "status": self.status, "error": self.error, "result": self.result})
+                return
+            await changed.wait()
+
+    async def _send_question(self, watcher: Watcher, send: Send) -> None:
+        seat = watcher.seat
+        assert seat is not None
+        done = self.settlements[seat]
+        while watcher.settled < len(done):
+            message = done[watcher.settled]
+            watcher.settled += 1
+            if watcher.asked == message["rid"]:
+                watcher.asked = None
+                await send(message)
+        question = self.pending.get(seat)
+        if question is not None and not question.future.done() and watcher.asked != question.rid:
+            watcher.asked = question.rid
+            await send(self.question_message(question))

@@ -1,0 +1,340 @@
+"""``arena serve`` at the server level (Starlette's TestClient): lobby, seats, spectators, security.
+
+Each human seat is played by a thread that answers every question its socket is asked; the
+transcript the table writes is then the reference every message is checked against.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from arena.observation import public_events, visible_events  # noqa: E402
+from arena.transcript import read_transcript  # noqa: E402
+from arena.web.app import create_app  # noqa: E402
+
+PRESET = "std-12-guard"
+
+
+def simple_answer(ask: dict[str, Any]) -> Any:
+    """A legal answer to any question: the default where there is one, else the first choice."""
+    legal = ask["legal"]
+    kind = legal["type"]
+    if kind == "text":
+        return f"I am quietly confident ({ask['kind']})."
+    if ask["default"] is not None:
+        return ask["default"]
+    if kind == "seat":
+        return legal["options"][0] if legal["options"] else None
+    if kind == "bool":
+        return False
+    if kind == "seats":
+        return legal["options"][: legal["min_count"]]
+    if kind == "option":
+        return legal["options"][0]
+    if kind == "speech_order":
+        return {"start": legal["starts"][0], "direction": "ascending"}
+    raise AssertionError(f"unknown legal set {kind}")
+
+
+def play_seat(ws: Any, answer: Callable[[dict[str, Any]], Any] = simple_answer) -> list[dict[str, Any]]:
+    """Answer every question until the game's result; every message received, in order."""
+    messages = []
+    while True:
+        message = ws.receive_json()
+        messages.append(message)
+        if message["type"] == "ask":
+            ws.send_json({"type": "answer", "rid": message["rid"], "value": answer(message)})
+        if message["type"] == "result":
+            return messages
+
+
+def events_of(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for m in messages if m["type"] == "events" for e in m["events"]]
+
+
+def same_event(sent: dict[str, Any], event: Any) -> bool:
+    """The page's form of an event carries the event's own fields unchanged."""
+    fields = event.model_dump(mode="json")
+    return all(sent.get(k) == v for k, v in fields.items())
+
+
+@pytest.fixture()
+def client(tmp_path: Path):
+    with TestClient(create_app(tmp_path)) as c:
+        yield c
+
+
+def create(client: TestClient, **body: Any) -> dict[str, Any]:
+    body.setdefault("preset", PRESET)
+    body.setdefault("pace", 0)
+    response = client.post("/api/tables", json=body)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def token_of(link: str) -> str:
+    return link.rsplit("/", 1)[1]
+
+
+def transcript_of(client: TestClient, table: str):
+    room = client.app.state.lobby.rooms[table]
+    return read_transcript(room.path)
+
+
+def test_bot_table_streams_the_whole_game_in_god_view_and_is_listed_when_finished(client: TestClient) -> None:
+    made = create(client, seed=3)
+    assert made["seats"] == {}
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        messages = play_seat(ws)
+    assert messages[0]["view"] == "god"
+    log = [line.event for line in transcript_of(client, made["id"]).events]
+    sent = events_of(messages)
+    assert len(sent) == len(log) and all(same_event(s, e) for s, e in zip(sent, log))
+    assert [s["seq"] for s in sent] == list(range(len(sent)))
+    result = messages[-1]["result"]
+    assert result["winner"] in ("village", "wolves") and result["seed"] == 3
+    listed = client.get("/api/tables").json()
+    name = f"{PRESET}-{made['id']}"
+    assert {"name": name, "replay": f"/games/{name}.html", "transcript": f"/games/{name}.jsonl"} in listed["finished"]
+    assert client.get(f"/games/{name}.html").status_code == 200
+    assert client.get(f"/games/{name}.jsonl").text.startswith('{"type":"header"')
+
+
+def test_every_seat_and_the_spectator_receive_exactly_what_the_log_lets_them_see(client: TestClient) -> None:
+    """Twelve human seats and a spectator through a whole game: every event each connection got is
+    checked against the transcript's visibility, and every question against the seat's decisions."""
+    made = create(client, seats=["human"] * 12, seed=11)
+    tokens = {int(seat): token_of(link) for seat, link in made["seats"].items()}
+    assert sorted(tokens) == list(range(1, 13)) and len(set(tokens.values())) == 12
+    received: dict[Any, list[dict[str, Any]]] = {}
+
+    def run(key: Any, url: str) -> None:
+        with client.websocket_connect(url) as ws:
+            received[key] = play_seat(ws)
+
+    threads = [threading.Thread(target=run, args=("spectator", f"/ws/{made['id']}?view=god"))]
+    threads += [threading.Thread(target=run, args=(seat, f"/ws/{made['id']}?token={token}"))
+                for seat, token in tokens.items()]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert set(received) == {"spectator", *tokens}
+    transcript = transcript_of(client, made["id"])
+    log = [line.event for line in transcript.events]
+    assert transcript.result is not None and not transcript.result.abandoned
+
+    spectator = received["spectator"]
+    assert spectator[0]["view"] == "public"  # humans at the table: no god view, even when asked for
+    expected = public_events(log)
+    assert len(expected) < len(log)
+    sent = events_of(spectator)
+    assert len(sent) == len(expected) and all(same_event(s, e) for s, e in zip(sent, expected))
+    assert not [m for m in spectator if m["type"] == "ask"]
+
+    for seat in tokens:
+        messages = received[seat]
+        assert messages[0]["view"] == f"seat:{seat}"
+        expected = visible_events(log, seat)
+        sent = events_of(messages)
+        assert len(sent) == len(expected), seat
+        assert all(same_event(s, e) for s, e in zip(sent, expected)), seat
+        for event in sent:
+            vis = event["visibility"]
+            assert vis["to"] == "all" or (vis["to"] == "seats" and seat in vis["seats"]), (seat, event)
+        asks = [m["kind"] for m in messages if m["type"] == "ask"]
+        assert asks == [d.kind for d in transcript.decisions if d.seat == seat], seat
+
+
+def test_a_spectator_cannot_act_and_a_seat_token_acts_only_for_its_seat(client: TestClient) -> None:
+    made = create(client, seats=["human"] + ["bot:heuristic"] * 10 + ["human"], seed=4, grace_seconds=0)
+    t1, t12 = token_of(made["seats"]["1"]), token_of(made["seats"]["12"])
+    base = f"/ws/{made['id']}"
+    seat12: list[dict[str, Any]] = []
+
+    def play_12() -> None:
+        with client.websocket_connect(f"{base}?token={t12}") as ws:
+            seat12.extend(play_seat(ws))
+
+    player = threading.Thread(target=play_12)
+    player.start()
+    with client.websocket_connect(f"{base}?token={t1}") as ws1, \
+            client.websocket_connect(f"{base}?token={t12}") as ws12, \
+            client.websocket_connect(base) as spectator:
+        ask1 = next_ask(ws1)
+        spectator.send_json({"type": "answer", "rid": ask1["rid"], "value": simple_answer(ask1)})
+        assert next_of(spectator, "refused")["error"] == "a spectator cannot act"
+        # seat 12's link naming seat 1: refused; seat 12 quoting seat 1's question id: refused too
+        ws12.send_json({"type": "answer", "seat": 1, "rid": ask1["rid"], "value": simple_answer(ask1)})
+        assert "seat 12 only" in next_of(ws12, "refused")["error"]
+        ws12.send_json({"type": "answer", "rid": ask1["rid"], "value": simple_answer(ask1)})
+        assert "no longer open" in next_of(ws12, "refused")["error"]
+        # the question is still open for seat 1, who answers it once; the same answer again is stale
+        ws1.send_json({"type": "answer", "rid": ask1["rid"], "value": simple_answer(ask1)})
+        assert next_of(ws1, "settled") == {"type": "settled", "rid": ask1["rid"], "why": "answered",
+                                            "value": simple_answer(ask1)}
+        ws1.send_json({"type": "answer", "rid": ask1["rid"], "value": simple_answer(ask1)})
+        assert "no longer open" in next_of(ws1, "refused")["error"]
+        ws1.send_json({"type": "answer", "rid": "guessed", "value": None})
+        assert "no longer open" in next_of(ws1, "refused")["error"]
+    player.join(timeout=60)
+    assert seat12 and seat12[-1]["type"] == "result"
+    first = [d for d in transcript_decisions(client, made["id"]) if d.seat == 1][0]
+    assert first.kind == ask1["kind"] and not first.defaulted and first.value == simple_answer(ask1)
+
+
+def test_a_bad_link_gets_nothing(client: TestClient) -> None:
+    made = create(client, seats=["human"] + ["bot:random"] * 11)
+    assert client.get(f"/play/{made['id']}/not-a-token").status_code == 404
+    with client.websocket_connect(f"/ws/{made['id']}?token=not-a-token") as ws:
+        assert ws.receive_json()["type"] == "error"
+    assert client.get("/watch/nope").status_code == 404
+    page = client.get(made["seats"]["1"]).text
+    data = json.loads(page.split('<script id="game-data" type="application/json">')[1].split("</script>")[0])
+    assert data["events"] == [] and list(data["views"]) == ["seat:1"] and data["meta"]["seed"] == "?"
+    assert data["live"] == {"table": made["id"], "view": "seat:1", "seat": 1}
+
+
+def test_a_script_speech_is_sent_as_text_and_long_speeches_are_refused(client: TestClient) -> None:
+    made = create(client, seats=["human"] + ["bot:heuristic"] * 11, seed=2)
+    token = token_of(made["seats"]["1"])
+    script = "<script>window.pwned = 1</script><img src=x onerror=alert(1)>"
+    seen_speech = []
+
+    def answer(ask: dict[str, Any]) -> Any:
+        return script if ask["legal"]["type"] == "text" else simple_answer(ask)
+
+    with client.websocket_connect(f"/ws/{made['id']}?token={token}") as ws:
+        while True:
+            message = ws.receive_json()
+            if message["type"] == "ask" and message["legal"]["type"] == "text" and not seen_speech:
+                ws.send_json({"type": "answer", "rid": message["rid"], "value": "x" * (message["legal"]["max_chars"] + 1)})
+                assert "too long" in next_of(ws, "refused")["error"]
+                seen_speech.append(message)
+            if message["type"] == "ask":
+                ws.send_json({"type": "answer", "rid": message["rid"], "value": answer(message)})
+            if message["type"] == "result":
+                break
+            if message["type"] == "events":
+                seen_speech.extend(e for e in message["events"] if e["type"] == "speech" and e["seat"] == 1)
+    speeches = [e for e in seen_speech if isinstance(e, dict) and e.get("type") == "speech"]
+    assert speeches and all(e["text"] == script for e in speeches)
+    # the page never holds game text in its HTML: the table page is the same for any game text
+    page = client.get(f"/watch/{made['id']}").text
+    assert "pwned" not in page
+    replay = client.get(f"/games/{PRESET}-{made['id']}.html").text
+    assert "<script>window.pwned" not in replay and "\\u003cscript\\u003ewindow.pwned" in replay
+
+
+def test_reconnecting_shows_the_same_question_and_it_is_answered_once(client: TestClient) -> None:
+    made = create(client, seats=["human"] + ["bot:heuristic"] * 11, seed=7)
+    url = f"/ws/{made['id']}?token={token_of(made['seats']['1'])}"
+    with client.websocket_connect(url) as ws:
+        first = next_ask(ws)
+    with client.websocket_connect(url) as ws:
+        again = next_ask(ws)
+        assert again["rid"] == first["rid"] and again["kind"] == first["kind"]
+        ws.send_json({"type": "answer", "rid": again["rid"], "value": simple_answer(again)})
+        messages = play_seat(ws)
+    decisions = [d for d in transcript_decisions(client, made["id"]) if d.seat == 1]
+    assert decisions[0].kind == first["kind"] and not decisions[0].defaulted
+    asked = [m for m in messages if m["type"] == "ask"]
+    assert first["rid"] not in {m["rid"] for m in asked}  # never asked a second time
+    assert len(decisions) == 1 + len(asked)
+
+
+def test_a_timed_out_decision_gets_its_default_recorded_as_such(client: TestClient) -> None:
+    made = create(client, seats=["human"] + ["bot:heuristic"] * 11, seed=7, action_seconds=0.3)
+    with client.websocket_connect(f"/ws/{made['id']}?token={token_of(made['seats']['1'])}") as ws:
+        ask = next_ask(ws)
+        assert ask["seconds"] == 0.3 and 0 < ask["remaining"] <= 0.3
+        settled = next_of(ws, "settled")  # nobody answers
+        assert settled["rid"] == ask["rid"] and settled["why"] == "timeout"
+        ws.send_json({"type": "answer", "rid": ask["rid"], "value": simple_answer(ask)})
+        assert "no longer open" in next_of(ws, "refused")["error"]
+        play_seat(ws)
+    first = [d for d in transcript_decisions(client, made["id"]) if d.seat == 1][0]
+    assert first.defaulted and "time limit" in (first.error or "") and first.value == ask["default"]
+
+
+def test_a_speech_limit_from_the_rules_times_the_speech(client: TestClient) -> None:
+    made = create(client, seats=["human"] + ["bot:heuristic"] * 11, seed=7, rules=["speech_seconds=flat_120"])
+    with client.websocket_connect(f"/ws/{made['id']}?token={token_of(made['seats']['1'])}") as ws:
+        while True:
+            ask = next_ask(ws)
+            if ask["legal"]["type"] == "text":
+                assert ask["seconds"] == 120
+                break
+            assert ask["seconds"] is None  # no action limit on this table
+            ws.send_json({"type": "answer", "rid": ask["rid"], "value": simple_answer(ask)})
+
+
+def test_a_player_gone_longer_than_the_grace_gets_defaults(client: TestClient) -> None:
+    made = create(client, seats=["human"] + ["bot:heuristic"] * 11, seed=7, grace_seconds=0.2)
+    room = client.app.state.lobby.rooms[made["id"]]
+    with client.websocket_connect(f"/ws/{made['id']}?token={token_of(made['seats']['1'])}") as ws:
+        next_ask(ws)
+    deadline = time.monotonic() + 60
+    while room.status != "finished" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert room.status == "finished"
+    mine = [d for d in transcript_decisions(client, made["id"]) if d.seat == 1]
+    assert mine and all(d.defaulted and "away longer than the grace" in (d.error or "") for d in mine)
+
+
+def test_the_lobby_names_what_is_wrong(client: TestClient) -> None:
+    bad = [({"preset": "nope"}, "unknown preset"), ({"seats": ["bot:heuristic"] * 3}, "has 12 seats"),
+           ({"seats": ["bot:nonsense"] * 12}, "seat 1"), ({"rules": ["sheriff=maybe"]}, "sheriff"),
+           ({"pace": -1}, "pace"), ({"colour": "red"}, "colour")]
+    for body, words in bad:
+        response = client.post("/api/tables", json={"preset": PRESET, **body})
+        assert response.status_code == 400 and words in response.json()["error"], (body, response.text)
+    assert client.post("/api/tables", content=b"{").status_code == 400
+    assert client.get("/").status_code == 200 and "/*__LABELS__*/" not in client.get("/").text
+    presets = client.get("/api/presets").json()
+    assert any(p["id"] == PRESET and p["players"] == 12 for p in presets)
+
+
+def test_a_game_being_played_is_not_served_as_a_replay(client: TestClient) -> None:
+    made = create(client, seats=["human"] + ["bot:heuristic"] * 11)
+    name = f"{PRESET}-{made['id']}"
+    with client.websocket_connect(f"/ws/{made['id']}?token={token_of(made['seats']['1'])}") as ws:
+        next_ask(ws)
+        assert client.get(f"/games/{name}.jsonl").status_code == 404
+        assert client.get(f"/games/{name}.html").status_code == 404
+        assert name not in json.dumps(client.get("/api/tables").json()["finished"])
+        tables = client.get("/api/tables").json()["tables"]
+        mine = [t for t in tables if t["id"] == made["id"]][0]
+        assert "seed" not in json.dumps(mine) and made["seats"]["1"].rsplit("/", 1)[1] not in json.dumps(tables)
+    assert client.get("/games/..%2Fsecret.jsonl").status_code == 404
+
+
+def next_of(ws: Any, kind: str) -> dict[str, Any]:
+    while True:
+        message = ws.receive_json()
+        if message["type"] == kind:
+            return message
+        assert message["type"] != "result", f"the game ended before a {kind!r} message"
+
+
+def next_ask(ws: Any) -> dict[str, Any]:
+    return next_of(ws, "ask")
+
+
+def transcript_decisions(client: TestClient, table: str) -> list[Any]:
+    room = client.app.state.lobby.rooms[table]
+    deadline = time.monotonic() + 30
+    while room.status in ("waiting", "running") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return list(read_transcript(room.path).decisions)
