@@ -1,0 +1,191 @@
+"""The evaluator's accumulators: what one pass over transcripts keeps for the metrics and ratings.
+
+Rates and means keep, beside their totals, per-game sums, so that every interval can treat the game
+(or, for mirrored games, the deal) as the unit (arena/evaluate/stats.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field, make_dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from arena.evaluate.records import GameRecord
+from arena.evaluate.stats import cluster_totals
+
+ALL = "all"
+
+
+class Availability(BaseModel):
+    """What the scored transcripts carry, so a missing metric can say what it lacks."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    games: int = 0
+    incomplete: int = 0
+    abandoned: int = 0
+    decisions: int = 0
+    belief_reports: int = 0
+    belief_reports_at_speech: int = 0
+    speeches_with_text: int = 0
+    speeches_with_claims: int = 0
+    decisions_with_reasoning: int = 0
+    decisions_with_usage: int = 0
+    decisions_with_cost: int = 0
+    decisions_with_latency: int = 0
+    sheriff_days: int = 0
+    self_play_games: int = 0
+
+    @classmethod
+    def from_counts(cls, counts: "Counts") -> "Availability":
+        return cls(**{name: getattr(counts, name) for name in cls.model_fields})
+
+    def has(self, need: str) -> bool:
+        return {
+            "beliefs": self.belief_reports > 0,
+            "beliefs_at_speech": self.belief_reports_at_speech > 0,
+            "claims": self.speeches_with_claims > 0,
+            "reasoning": self.decisions_with_reasoning > 0,
+            "usage": self.decisions_with_usage > 0,
+            "cost": self.decisions_with_cost > 0,
+            "latency": self.decisions_with_latency > 0,
+            "sheriff": self.sheriff_days > 0,
+            "self_play": self.self_play_games > 0,
+        }.get(need, True)
+
+
+# Availability's counters while scoring, as a plain dataclass with the same fields: a pydantic
+# model's __setattr__ is too slow to bump once per transcript line.
+Counts = make_dataclass("Counts", [(name, int, 0) for name in Availability.model_fields])
+
+
+class _Clustered:
+    """Per-cluster (game, or deal for mirrored games) sums beside the running totals, so an interval
+    can treat the game as the unit. Consecutive observations of one game share one entry."""
+
+    __slots__ = ("gc", "gy", "gn", "last")
+
+    def __init__(self) -> None:
+        self.gc: list[int] = []
+        self.gy: list[float] = []
+        self.gn: list[int] = []
+        self.last = -1
+
+    def _note(self, y: float, count: int, cluster: int) -> None:
+        if cluster != self.last:
+            self.gc.append(cluster)
+            self.gy.append(0.0)
+            self.gn.append(0)
+            self.last = cluster
+        self.gy[-1] += y
+        self.gn[-1] += count
+
+    def totals(self):  # type: ignore[no-untyped-def]
+        return cluster_totals(self.gc, self.gy, self.gn)
+
+    @property
+    def games(self) -> int:
+        return len(set(self.gc))
+
+
+class _Rate(_Clustered):
+    __slots__ = ("k", "n", "chance", "chance_n")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.k = 0.0
+        self.n = 0
+        self.chance = 0.0
+        self.chance_n = 0
+
+    def add(self, hit: float, chance: float | None = None, cluster: int = 0) -> None:
+        self.k += hit
+        self.n += 1
+        self._note(hit, 1, cluster)
+        if chance is not None:
+            self.chance += chance
+            self.chance_n += 1
+
+    def add_misses(self, count: int, chance: float, cluster: int) -> None:
+        """``count`` trials of one game that all missed, each with the same chance."""
+        self.n += count
+        self.chance += chance * count
+        self.chance_n += count
+        self._note(0.0, count, cluster)
+
+
+class _Mean(_Clustered):
+    __slots__ = ("s", "n", "chance", "chance_n")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.s = 0.0
+        self.n = 0
+        self.chance = 0.0
+        self.chance_n = 0
+
+    def add(self, x: float, chance: float | None = None, cluster: int = 0) -> None:
+        self.s += x
+        self.n += 1
+        self._note(x, 1, cluster)
+        if chance is not None:
+            self.chance += chance
+            self.chance_n += 1
+
+
+@dataclass
+class _Auc:
+    scores: list[float] = field(default_factory=list)
+    labels: list[bool] = field(default_factory=list)
+    clusters: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Accumulator:
+    rates: dict[tuple[str, str, str], _Rate] = field(default_factory=lambda: defaultdict(_Rate))
+    means: dict[tuple[str, str, str], _Mean] = field(default_factory=lambda: defaultdict(_Mean))
+    aucs: dict[tuple[str, str, str], _Auc] = field(default_factory=lambda: defaultdict(_Auc))
+    avail: Counts = field(default_factory=Counts)
+    records: list[GameRecord] = field(default_factory=list)
+    # win_rate's chance needs every board's side rate: keep the exposure per board.
+    board_outcomes: dict[str, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0.0, 0]))
+    win_exposure: dict[tuple[str, str], dict[str, int]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
+    role_seats: dict[str, dict[str, int]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
+    seat_seats: dict[str, dict[int, int]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
+    deck_seats: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    first_speaker: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    headers: list[dict[str, Any]] = field(default_factory=list)
+    #: one shared tuple per distinct (roster name, spec, version, settings) seen in a header
+    roster_keys: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
+
+    #: the cluster of the game being scored: one per (board, seed), so mirrored games form one unit
+    cluster: int = 0
+    cluster_ids: dict[tuple[str, Any], int] = field(default_factory=dict)
+
+    def start_game(self, board: str, seed: Any, game_id: str) -> None:
+        key = (board, seed) if isinstance(seed, int) else (board, "game:" + game_id)
+        self.cluster = self.cluster_ids.setdefault(key, len(self.cluster_ids))
+
+    def rate(self, metric: str, agent: str, hit: float, chance: float | None = None, group: str = ALL,
+             by_day: str | None = None) -> None:
+        self.rates[(metric, agent, group)].add(hit, chance, self.cluster)
+        if by_day is not None:
+            self.rates[(metric, agent, by_day)].add(hit, chance, self.cluster)
+
+    def mean(self, metric: str, agent: str, x: float, chance: float | None = None, group: str = ALL) -> None:
+        self.means[(metric, agent, group)].add(x, chance, self.cluster)
+
+
+def roster_keys(acc: Accumulator, agents: list[dict[str, Any]]) -> tuple[tuple[Any, ...], ...]:
+    """A header's seats as ``(name, spec, version, settings as canonical JSON)``, one shared
+    tuple per distinct seat setup (ten thousand games hold a handful)."""
+    keys = []
+    for a in agents:
+        settings = a.get("settings")
+        key = (a.get("label") or a["spec"], a["spec"], a.get("version"),
+               json.dumps(settings, sort_keys=True, ensure_ascii=False) if settings else None)
+        keys.append(acc.roster_keys.setdefault(key, key))
+    return tuple(keys)
