@@ -65,3 +65,28 @@ def test_score_command(folder: Path, tmp_path: Path) -> None:
     assert out.read_text(encoding="utf-8").startswith("<!doctype html>")
     result = CliRunner().invoke(app, ["score", str(tmp_path / "missing")])
     assert result.exit_code == 2 and "no such file" in result.output
+
+
+def test_score_html_writes_a_file_and_says_where(folder: Path) -> None:
+    from arena.cli.main import app
+
+    result = CliRunner().invoke(app, ["score", str(folder), "--format", "html", "--resamples", "10"])
+    assert result.exit_code == 0, result.output
+    page = folder / "report.html"
+    assert f"wrote {page}" in result.output and "<!doctype html>" not in result.output
+    assert page.read_text(encoding="utf-8").startswith("<!doctype html>")
+
+
+def test_score_with_no_readable_game_is_an_error(tmp_path: Path) -> None:
+    from arena.cli.main import app
+
+    empty, broken = tmp_path / "empty", tmp_path / "broken"
+    empty.mkdir()
+    broken.mkdir()
+    (broken / "crashed.jsonl").write_text("", encoding="utf-8")
+    (broken / "garbage.jsonl").write_text("not a transcript\n", encoding="utf-8")
+    for folder, why in ((empty, "no *.jsonl transcript found"), (broken, "2 unreadable transcript(s)")):
+        result = CliRunner().invoke(app, ["score", str(folder), "--resamples", "10"])
+        assert result.exit_code == 2, result.output
+        assert f"no finished game to score in {folder} ({why}" in result.output, result.output
+        assert "Leaderboard" not in result.output

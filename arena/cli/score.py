@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
 from arena.cli.common import friendly
+
+if TYPE_CHECKING:
+    from arena.evaluate.report import Report
 
 
 class ReportFormat(str, Enum):
@@ -21,7 +24,9 @@ class ReportFormat(str, Enum):
 def score_command(
     paths: List[Path] = typer.Argument(..., help="Transcript files or folders (searched recursively for *.jsonl)."),
     fmt: ReportFormat = typer.Option(ReportFormat.md, "--format", "-f", help="md, json, or html (plots inlined)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the report here instead of stdout."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o",
+                                       help="Write the report here instead of stdout (html: always a file, by "
+                                            "default report.html in the first folder scored)."),
     resamples: int = typer.Option(1000, help="Bootstrap resamples (whole games) for the rating intervals."),
     seed: int = typer.Option(0, help="Seed of the bootstrap's random generator."),
     strict: bool = typer.Option(False, help="Validate every transcript line with the pydantic models (slower)."),
@@ -36,15 +41,40 @@ def score_command(
     """
     from arena.evaluate.ratings import RatingConfig
     from arena.evaluate.report import render, score
+    from arena.transcript import TranscriptError
 
     report = score(paths, rating=RatingConfig(n_resamples=resamples, seed=seed), strict=strict,
                    include_forks=include_forks)
+    if report.availability.games == 0 and not report.forks_excluded:
+        raise TranscriptError(_nothing_scored(paths, report))
     text = render(report, fmt.value)
+    if out is None and fmt is ReportFormat.html:  # a page belongs in a file, as `arena view` writes one
+        out = default_html_path(paths)
     if out is None:
         typer.echo(text, nl=False)
         return
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     excluded = f" ({report.forks_excluded} forked games excluded from ratings)" if report.forks_excluded else ""
-    typer.echo(f"{report.availability.games} games scored{excluded} in {report.seconds.get('total', 0):.1f}s -> {out}",
+    typer.echo(f"{report.availability.games} games scored{excluded} in {report.seconds.get('total', 0):.1f}s",
                err=True)
+    typer.echo(f"wrote {out}")
+
+
+def default_html_path(paths: List[Path]) -> Path:
+    """report.html in the first folder scored (or beside the first transcript named)."""
+    first = paths[0]
+    return (first if first.is_dir() else first.parent) / "report.html"
+
+
+def _nothing_scored(paths: List[Path], report: "Report") -> str:
+    """Why no game could be scored: unreadable files, unfinished games, or no transcript at all."""
+    names = ", ".join(str(p) for p in paths)
+    skipped, availability = report.skipped, report.availability
+    reasons = []
+    if skipped:
+        reasons.append(f"{len(skipped)} unreadable transcript(s), the first: {skipped[0]}")
+    if availability.incomplete or availability.abandoned:
+        reasons.append(f"{availability.incomplete} unfinished and {availability.abandoned} abandoned game(s) left out")
+    detail = "; ".join(reasons) if reasons else "no *.jsonl transcript found"
+    return f"no finished game to score in {names} ({detail})"
