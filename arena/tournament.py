@@ -527,6 +527,7 @@ async def run_tournament(
     """
     t0 = time.monotonic()
     out = Path(out or cfg.out)
+    check_before_start(cfg, resolve_factory(factory_path))
     schedule = shard_of(build_schedule(cfg), shard)
     if watch is not None:
         find_game(schedule, watch)  # fail before touching the output folder
@@ -536,6 +537,29 @@ async def run_tournament(
                                  on_progress, ray_address, ray_task_cpus, watch, on_watch_event, t0)
     finally:
         lock.release()
+
+
+def check_before_start(cfg: TournamentConfig, factory: Callable[..., Any]) -> None:
+    """Refuse a tournament that cannot play, before any file is written: every board must resolve to a
+    playable rule set, and every roster entry's agent must build (a known spec, valid options, its
+    key, its SDK installed). One clear error now, not one failed game per schedule entry later."""
+    from arena.config import resolve_rules
+    from arena.rules.setup import unsupported_roles
+
+    for i, board in enumerate(cfg.boards):
+        try:
+            rules = resolve_rules(board.preset, dict(board.rules))
+        except ConfigError as exc:
+            raise TournamentError(f"boards[{i}]: {exc}") from None
+        missing = unsupported_roles(rules)
+        if missing:
+            raise TournamentError(f"boards[{i}]: preset {board.preset!r} uses role(s) the referee does not "
+                                  f"implement yet: {', '.join(missing)}")
+    for entry in cfg.roster:
+        try:
+            factory(entry.agent, seat=1, seed=cfg.seed, lang=cfg.lang, **entry.options)
+        except Exception as exc:  # whatever the factory raises, the entry is what the user must fix
+            raise TournamentError(f"roster entry {entry.label!r} ({entry.agent}): {exc}") from None
 
 
 def lock_folder(out: Path) -> FolderLock:

@@ -102,6 +102,31 @@ def test_refuses_to_mix_tournaments(tmp_path: Path) -> None:
         asyncio.run(run_tournament(config(tmp_path, deals=1), out=tmp_path / "o"))
 
 
+def test_every_agent_spec_and_board_is_checked_before_the_first_game(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A typo in a spec, a missing key, options the agent refuses, a board that cannot be played: one
+    error naming the roster entry or the board, before any game is played or any file written."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("WEREWOLF_ARENA_KEYS", str(tmp_path / "no-keys.yaml"))
+    random_entry = {"label": "random", "agent": "bot:random"}
+    cases = [
+        (dict(roster=[random_entry, {"label": "typo", "agent": "bot:heuristc"}]),
+         "roster entry 'typo' (bot:heuristc): unknown bot 'heuristc'"),
+        (dict(roster=[random_entry, {"label": "gpt", "agent": "openai:gpt-4o-mini"}]),
+         "roster entry 'gpt' (openai:gpt-4o-mini): no OpenAI key"),
+        (dict(boards=[{"preset": "std-12-guard"}, {"preset": "std-12-guard", "rules": {"witch_self_save": "sometimes"}}]),
+         "boards[1]: rules for preset 'std-12-guard': witch_self_save"),
+        (dict(boards=[{"preset": "no-such-board"}]), "boards[0]: unknown preset 'no-such-board'"),
+    ]
+    for i, (changes, message) in enumerate(cases):
+        out = tmp_path / f"out{i}"
+        with pytest.raises(TournamentError) as caught:
+            asyncio.run(run_tournament(config(out, deals=1, **changes), out=out))
+        assert message in str(caught.value), (message, str(caught.value))
+        assert not out.exists(), "the folder was touched before the check"
+
+
 @pytest.mark.slow  # a fresh process per kill: half a minute and more on a busy machine
 def test_killed_at_random_points_and_resumed(tmp_path: Path) -> None:
     """The issue's acceptance test: 20 games, killed (SIGKILL and Ctrl-C) at random points, resumed."""
