@@ -1473,6 +1473,8 @@ class HeuristicBot(SyncAgent):
             parts.append(self._t("last_words_intro"))
         if m.role == "seer":
             parts += self._seer_speech()
+        elif self.is_wolf and self.seat in m.revealed:
+            parts += self._unmasked_wolf_speech()
         elif self._is_faker() and (m.seer_claimants() == [] or self.seat in m.seer_claimants()
                                    or m.day == 1):
             parts += self._fake_seer_speech()
@@ -1556,6 +1558,15 @@ class HeuristicBot(SyncAgent):
                 self.fake_checks[self.rng.choice(fresh_goods)] = "good"
             else:
                 break
+
+    def _unmasked_wolf_speech(self) -> list[str]:
+        """The table has seen this wolf's card (a self-destruct): a claim to be good would fool nobody,
+        so the wolf owns it and spends its words on a good seat the pack wants gone."""
+        parts = [self._t("unmasked_wolf")]
+        target = self._speech_target()
+        if target is not None:
+            parts.append(self._t("suspect", seat=target))
+        return parts
 
     def _wolf_speech(self, kind: str) -> list[str]:
         m = self.mem

@@ -311,6 +311,23 @@ def seats(*exclude: int, players: int = 12) -> ChooseSeat:
 SEER_7 = [phase("D1"), said(7, "I am the seer. My checks: 5 is a wolf. Vote 5.")]
 
 
+def test_a_self_destructed_wolf_does_not_claim_to_be_good_in_its_last_words() -> None:
+    wolves = [ev.WolfTeam(phase="N1", visibility=ev.only(5, 6, 7, 8), wolves=[5, 6, 7, 8]), phase("D1"),
+              said(1, "I am the seer. My checks: 5 is a wolf. Vote 5."),
+              ev.SelfDestructed(phase="D1", seat=5, during="day")]
+    good_claims = {text for key in ("villager_claim", "good_side", "deny_wolf", "seer_claim")
+                   for lang in ("en", "zh") for text in _each(speech_book(lang)["templates"][key])}
+    for seed in range(8):
+        text = ask(5, "werewolf", Kind.LAST_WORDS, Speak(), wolves, seed=seed)
+        assert not any(claim.split("{")[0] in text for claim in good_claims), (seed, text)
+        assert not parse_speech(text, 12).seer_claim and "villager" not in parse_speech(text, 12).roles
+        assert any(t in text for t in _each(speech_book("en")["templates"]["unmasked_wolf"])), (seed, text)
+
+
+def _each(value: Any) -> list[str]:
+    return value if isinstance(value, list) else [value]
+
+
 def test_thief_takes_a_wolf_only_when_forced_else_the_best_god() -> None:
     def pick(center: list[str], options: tuple) -> Any:
         return ask(5, "thief", Kind.THIEF_PICK, ChooseOption(options=options), context={"center": center})
