@@ -18,7 +18,11 @@ from arena.evaluate.metrics import (
     score_game,
 )
 from arena.events import (
+    BadgeMoved,
     BallotCast,
+    SheriffCandidates,
+    SheriffWithdrew,
+    SpeechOrder,
     ExileResult,
     GuardProtected,
     HunterShot,
@@ -356,3 +360,64 @@ def test_fast_and_full_loading_agree(tmp_path: Path) -> None:
     score_game(load_game(path, event_types=SCORED_EVENTS, full_decision_kinds=LEGAL_SET_KINDS), fast)
     score_game(load_game(path), full)
     assert [r.model_dump() for r in finish_metrics(fast)] == [r.model_dump() for r in finish_metrics(full)]
+
+
+def test_game1_key_role_survival_and_the_shape_of_the_win(tmp_path: Path) -> None:
+    m = score_files(game1(tmp_path))
+    # God roles 1-4 (agent A): 2 and 3 survive; good seats alive at the end: 2, 3, 5, 6 of 1-6.
+    r = row(m, "ksr", "A")
+    assert (r.value, r.n, r.chance) == (0.5, 4, pytest.approx(4 / 6))
+    # Phases N1=1, D1=2, N2=3, D2=4: the seer lived 2/4, the hunter 4/4 (died on the last phase).
+    r = row(m, "wd_ksr", "A")
+    assert r.value == pytest.approx((0.5 + 1 + 1 + 1) / 4)
+    # The village won with 4 good seats and no wolf alive, on day 2; both entries held good seats.
+    for agent in ("A", "B"):
+        assert row(m, "win_margin", agent, "side:good").value == 4.0
+        assert row(m, "win_days", agent, "side:good").value == 2.0
+
+
+# --- game 4: the badge, the day-1 order and vote sway ---------------------------------------------
+ROLES4 = {1: "seer", 2: "witch", 3: "villager", 4: "villager", 5: "werewolf", 6: "werewolf"}
+AGENTS4 = {1: "A", 2: "A", 3: "A", 4: "B", 5: "B", 6: "B"}
+
+
+def game4(folder: Path) -> Path:
+    b = Builder(ROLES4, AGENTS4, "game4")
+    b.ev(SheriffCandidates(phase="D1", seats=[1, 3, 5])).ev(SheriffWithdrew(phase="D1", seat=5))
+    b.ev(SheriffElected(phase="D1", seat=1, reason="elected"))
+    b.ev(SpeechOrder(phase="D1", order=[2, 3, 4, 5, 6, 1], context="sheriff"))
+    for seat in (2, 3):
+        b.ev(Speech(phase="D1", seat=seat, kind="discussion", text="Vote 5."))
+    ballots = {2: 5, 3: 5, 4: 5, 5: 2, 6: 5, 1: 5}
+    for voter, target in ballots.items():
+        b.dec(voter, "vote", "D1", [s for s in range(1, 7) if s != voter], target)
+    for voter, target in ballots.items():
+        b.ev(BallotCast(phase="D1", ballot="exile", voter=voter, target=target, weight=1))
+    b.ev(ExileResult(phase="D1", seat=5, reason="exiled")).ev(PlayerDied(phase="D1", seat=5, cause="exile",
+                                                                          causes=["exile"], batch=1))
+    b.ev(PlayerDied(phase="N2", seat=1, cause="wolf", causes=["wolf"], batch=2))
+    b.ev(BadgeMoved(phase="N2", action="passed", from_seat=1, to_seat=6))
+    b.ev(ExileResult(phase="D2", seat=6, reason="exiled")).ev(PlayerDied(phase="D2", seat=6, cause="exile",
+                                                                          causes=["exile"], batch=3))
+    return b.write(folder, "village", alive=[2, 3, 4])
+
+
+def test_game4_badge_position_and_vote_sway(tmp_path: Path) -> None:
+    m = score_files(game4(tmp_path))
+    # Candidates 1 and 3 remain (5 withdrew); 1 wins.
+    r = row(m, "badge_capture", "A", "side:good")
+    assert (r.value, r.n, r.chance) == (0.5, 2, 0.5)
+    # The dying sheriff 1 passes the badge to 6, a wolf; good seats among 2, 3, 4, 6: 3 of 4.
+    r = row(m, "badge_pass_good", "A", "side:good")
+    assert (r.value, r.n, r.chance) == (0.0, 1, 0.75)
+    # The badge ends on seat 6: the wolves' side.
+    assert row(m, "badge_end_side", "B", "side:wolf").value == 1.0
+    assert row(m, "badge_end_side", "A", "side:good").value == 0.0
+    # Day-1 order 2 3 4 5 6 1: quartiles 1 1 2 3 3 4. The village won.
+    assert row(m, "position_win_rate", "A", "side:good d1q1").value == 1.0
+    assert row(m, "position_win_rate", "A", "side:good d1q1").n == 2
+    assert row(m, "position_win_rate", "B", "side:wolf d1q3").value == 0.0
+    assert row(m, "position_win_rate", "A", "side:good seat:01").n == 1
+    # Speakers 2 and 3 voted 5; the other voters who could vote 5 (not 5 itself) all did; 5 targets each.
+    r = row(m, "vote_sway", "A", "side:good")
+    assert (r.value, r.n, r.chance) == (1.0, 8, pytest.approx(0.2))

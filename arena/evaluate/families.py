@@ -27,7 +27,7 @@ from arena.types import is_wolf_card
 SCORED_EVENTS = frozenset({
     "ballot_cast", "vote_result", "exile_result", "player_died", "speech", "speech_order", "sheriff_elected",
     "badge_moved", "seer_result", "wolf_knife_vote", "wolf_knife", "guard_protected", "witch_saved",
-    "witch_poisoned", "hunter_shot",
+    "witch_poisoned", "hunter_shot", "sheriff_candidates", "sheriff_withdrew",
 })
 #: Decision kinds whose legal set the scorer needs even when nothing else is recorded.
 LEGAL_SET_KINDS = frozenset({"vote", "pk_vote", "seer_check", "guard"})
@@ -698,8 +698,162 @@ class SpeakingOrder(Family):
             self.acc.first_speaker[self.ctx.agent(order[0])] += 1
 
 
+def phase_index(phase: str) -> int:
+    """N1 = 1, D1 = 2, N2 = 3, ...: the order of phases in a game (D0, the setup, is 0)."""
+    day = day_of(phase)
+    if day <= 0:
+        return 0
+    return 2 * day - (1 if phase.startswith("N") else 0)
+
+
+def good_side_group(group: str) -> bool:
+    """Is a win-rate group about the village's side? (``side:good``, ``side:good d1q2``, ``role:seer``)."""
+    return group.startswith("side:good") or (group.startswith("role:") and not is_wolf_card(group[5:]))
+
+
+class Position(Family):
+    """position_win_rate: win rate by day-1 speaking quartile and by seat, per agent and side.
+
+    The day-1 discussion order is decided in play (the sheriff's choice, the last death), so it is not
+    balanced by the schedule; this shows whether it moves results.
+    """
+
+    EVENTS = frozenset({"speech_order"})
+
+    def __init__(self, ctx: GameContext):
+        super().__init__(ctx)
+        self.day1_order: list[int] | None = None
+
+    def event(self, pos: int, ev: dict[str, Any], t: str, phase: str) -> None:
+        if self.day1_order is None and day_of(phase) == 1 and ev.get("context") in ("sheriff", "last_death", "seat_one"):
+            self.day1_order = list(ev.get("order") or [])
+
+    def finish(self) -> None:
+        ctx, acc = self.ctx, self.acc
+        if ctx.good_won is None:
+            return
+        order = self.day1_order or []
+        quartile = {s: 1 + (4 * i) // len(order) for i, s in enumerate(order)} if order else {}
+        for s in ctx.seats:
+            side = ctx.side(s)
+            won = ctx.good_won if side == "good" else 1.0 - ctx.good_won
+            a = ctx.agent(s)
+            groups = [f"side:{side} seat:{s:02d}"]
+            if s in quartile:
+                groups.append(f"side:{side} d1q{quartile[s]}")
+            for group in groups:
+                acc.rate("position_win_rate", a, won, group=group)
+                acc.win_exposure[(a, group)][ctx.board] += 1
+
+
+class KeyRoles(Family):
+    """ksr and wd_ksr: how long the god roles an agent holds stay alive."""
+
+    def finish(self) -> None:
+        ctx, acc = self.ctx, self.acc
+        keys = [s for s in ctx.seats if ctx.roles[s] in KEY_ROLES]
+        if not keys:
+            return
+        death_at = {seat: phase_index(phase) for phase, seat, _ in ctx.deaths}
+        length = max([phase_index(ctx.last_phase)] + list(death_at.values()) + [1])
+        good = sorted(ctx.good)
+        alive_share = sum(1 for s in good if s not in death_at) / len(good)
+        lived_share = sum(death_at.get(s, length) / length for s in good) / len(good)
+        for s in keys:
+            a = ctx.agent(s)
+            acc.rate("ksr", a, 0.0 if s in death_at else 1.0, alive_share, group=f"role:{ctx.roles[s]}")
+            acc.rate("ksr", a, 0.0 if s in death_at else 1.0, alive_share)
+            acc.mean("wd_ksr", a, death_at.get(s, length) / length, lived_share)
+
+
+class SheriffBadge(Family):
+    """badge_capture, badge_pass_good, badge_end_side: running for, handing on and keeping the badge."""
+
+    EVENTS = frozenset({"sheriff_candidates", "sheriff_withdrew", "sheriff_elected", "badge_moved"})
+
+    def __init__(self, ctx: GameContext):
+        super().__init__(ctx)
+        self.candidates: list[int] = []
+        self.any_badge = False
+
+    def event(self, pos: int, ev: dict[str, Any], t: str, phase: str) -> None:
+        ctx, acc = self.ctx, self.acc
+        if t == "sheriff_candidates":
+            self.candidates = list(ev.get("seats") or [])
+        elif t == "sheriff_withdrew":
+            self.candidates = [s for s in self.candidates if s != ev.get("seat")]
+        elif t == "sheriff_elected":
+            winner = ev.get("seat")
+            self.any_badge = self.any_badge or winner is not None
+            if len(self.candidates) >= 2:
+                for s in self.candidates:
+                    acc.rate("badge_capture", ctx.agent(s), 1.0 if s == winner else 0.0, 1.0 / len(self.candidates),
+                             group=f"side:{ctx.side(s)}")
+            self.candidates = []
+        elif t == "badge_moved" and ev.get("action") in ("passed", "torn") and ev.get("from_seat") is not None:
+            giver = ev["from_seat"]
+            others = [x for x in ctx.alive if x != giver]
+            if not others:
+                return
+            to = ev.get("to_seat")
+            hit = 1.0 if (ev.get("action") == "passed" and to is not None and not ctx.wolf.get(to, False)) else 0.0
+            chance = sum(1 for x in others if not ctx.wolf.get(x, False)) / len(others)
+            acc.rate("badge_pass_good", ctx.agent(giver), hit, chance, group=f"side:{ctx.side(giver)}")
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        if not self.any_badge:
+            return
+        holder = ctx.sheriff
+        holder_side = ctx.side(holder) if holder is not None else None
+        for a, side in sorted({(ctx.agent(s), ctx.side(s)) for s in ctx.seats}):
+            self.acc.rate("badge_end_side", a, 1.0 if holder_side == side else 0.0, group=f"side:{side}")
+
+
+class WinShape(Family):
+    """win_margin and win_days: by how much and how fast an agent's side wins."""
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        if ctx.good_won not in (0.0, 1.0):
+            return
+        winner = "good" if ctx.good_won == 1.0 else "wolf"
+        alive_w = sum(1 for s in ctx.alive if ctx.side(s) == winner)
+        alive_l = len(ctx.alive) - alive_w
+        days = max(day_of(ctx.last_phase), 1)
+        for a in sorted({ctx.agent(s) for s in ctx.seats if ctx.side(s) == winner}):
+            self.acc.mean("win_margin", a, float(alive_w - alive_l), group=f"side:{winner}")
+            self.acc.mean("win_days", a, float(days), group=f"side:{winner}")
+
+
+class VoteSway(Family):
+    """vote_sway: other voters whose first-round exile ballot matches a speaker's, per discussion speech."""
+
+    def finish(self) -> None:
+        ctx = self.ctx
+        spoke: set[tuple[int, int]] = set()
+        for _, speaker, day, kind in ctx.speeches:
+            if kind != "discussion" or (day, speaker) in spoke:
+                continue
+            spoke.add((day, speaker))
+            ballots = ctx.first_exile_round.get(day, [])
+            target = next((t for v, t in ballots if v == speaker), None)
+            if target is None:
+                continue
+            a = ctx.agent(speaker)
+            for voter, choice in ballots:
+                if voter == speaker or choice is None:
+                    continue
+                opts = ctx.vote_opts.get(voter) or ctx.seats
+                if target not in opts:
+                    continue
+                self.acc.rate("vote_sway", a, 1.0 if choice == target else 0.0, 1.0 / len(opts),
+                              group=f"side:{ctx.side(speaker)}")
+
+
 #: Every family, in the order they see a line (the order matters only within one line).
-FAMILIES: list[type[Family]] = [Outcomes, Reliability, Voting, Claims, Beliefs, Sheriff, NightSkills, SpeakingOrder]
+FAMILIES: list[type[Family]] = [Outcomes, Reliability, Voting, Claims, Beliefs, Sheriff, NightSkills, SpeakingOrder,
+                                Position, KeyRoles, SheriffBadge, WinShape, VoteSway]
 
 
 def _begin(game: RawGame, acc: Accumulator) -> GameContext | None:

@@ -26,6 +26,7 @@ from arena.evaluate.families import (  # noqa: F401  (re-exported: the scorer's 
     PERSUASION_SPEECHES,
     SCORED_EVENTS,
     SPEECH_DECISIONS,
+    good_side_group,
     score_game,
     usage_cost as _cost,
     usage_tokens as _tokens,
@@ -79,6 +80,25 @@ SECTIONS = ["outcomes", "deduction", "deception", "persuasion", "role skill", "h
 CATALOGUE: list[MetricDef] = [
     MetricDef("win_rate", "outcomes", "Win rate by side and role", "rate",
               "the board's win rate for that side over all scored games of the same boards"),
+    MetricDef("position_win_rate", "outcomes", "Win rate by day-1 speaking quartile (d1q1 first) and by seat", "rate",
+              "the board's win rate for that side (as win_rate)", higher_is="neither"),
+    MetricDef("win_margin", "outcomes", "Winning side's living seats minus the losers' at the end, in games won",
+              "mean", "none: compare entries on the same boards", higher_is="better"),
+    MetricDef("win_days", "outcomes", "Days a won game lasted", "mean", "none: compare entries on the same boards",
+              higher_is="neither"),
+    MetricDef("ksr", "role skill", "Key-role survival: god-role seats alive at the end", "rate",
+              "the share of all good seats alive at the end of the same games"),
+    MetricDef("wd_ksr", "role skill", "Day-weighted key-role survival: share of the game a god role lived", "mean",
+              "the same share for all good seats of the same games"),
+    MetricDef("badge_capture", "persuasion", "Sheriff candidacies that win the badge", "rate",
+              "1/(candidates left when the vote opens)", chance_corrected=True),
+    MetricDef("badge_pass_good", "role skill", "Badge handovers (passed or torn) that go to a good seat", "rate",
+              "good seats among the other living seats (a random pass)", higher_is="neither"),
+    MetricDef("badge_end_side", "outcomes", "Games ending with the badge on the agent's side", "rate",
+              "none (depends on board and election): compare entries", needs="sheriff"),
+    MetricDef("vote_sway", "persuasion", "Vote sway (VSS): other voters' first-round exile ballots matching a "
+              "discussion speaker's", "rate", "1/k for a uniform vote over the voter's k targets",
+              chance_corrected=True),
     MetricDef("self_play_balance", "outcomes", "Village win rate in self-play, by board", "rate",
               "0.5 for a balanced board", needs="self_play", higher_is="neither"),
     MetricDef("vote_accuracy", "deduction", "Exile votes of good seats that hit a wolf", "rate",
@@ -219,17 +239,24 @@ def _rate_row(agent: str, group: str, r: _Rate, correct: bool) -> MetricRow:
     chance = r.chance / r.chance_n if r.chance_n else None
     row = MetricRow(agent=agent, group=group, value=value, low=low, high=high, n=n, games=games,
                     below_floor=games < MIN_GAMES, chance=chance)
-    if n and chance is not None and value is not None and 0.0 < chance < 1.0:
-        y, cn = r.totals()
-        v_c = cluster_ratio_variance(y, cn)
-        deff = max(1.0, v_c / (value * (1 - value) / n)) if 0 < value < 1 and math.isfinite(v_c) else n / max(games, 1)
-        se0 = math.sqrt(chance * (1 - chance) / n * deff)
-        row.p_chance = _two_sided_p((value - chance) / se0, games)
+    _rate_p(row, r)
     if correct and chance is not None and value is not None and chance < 1.0:
         row.corrected = chance_corrected(value, chance)
         row.corrected_low = chance_corrected(low, chance) if low is not None else None
         row.corrected_high = chance_corrected(high, chance) if high is not None else None
     return row
+
+
+def _rate_p(row: MetricRow, r: _Rate) -> None:
+    """The two-sided p-value of "rate == chance" under the clustered design (t on games - 1 df)."""
+    n, value, chance, games = row.n, row.value, row.chance, row.games or 0
+    if not n or chance is None or value is None or not 0.0 < chance < 1.0:
+        return
+    y, cn = r.totals()
+    v_c = cluster_ratio_variance(y, cn)
+    deff = max(1.0, v_c / (value * (1 - value) / n)) if 0 < value < 1 and math.isfinite(v_c) else n / max(games, 1)
+    se0 = math.sqrt(chance * (1 - chance) / n * deff)
+    row.p_chance = _two_sided_p((value - chance) / se0, games)
 
 
 def _mean_row(agent: str, group: str, m: _Mean) -> MetricRow:
@@ -313,12 +340,14 @@ def finish_metrics(acc: Accumulator) -> list[MetricResult]:
         rows[mid].append(_auc_row(agent, group, a))
     # win_rate's chance: the board's side rate over all games, weighted by this row's exposure.
     board_rate = {b: (o[0] / o[1] if o[1] else 0.5) for b, o in acc.board_outcomes.items()}
-    for row in rows.get("win_rate", []):
-        exposure = acc.win_exposure.get((row.agent, row.group), {})
-        total = sum(exposure.values())
-        if total:
-            is_good = row.group == "side:good" or (row.group.startswith("role:") and not is_wolf_card(row.group[5:]))
-            row.chance = sum(n * (board_rate[b] if is_good else 1 - board_rate[b]) for b, n in exposure.items()) / total
+    for metric_id in ("win_rate", "position_win_rate"):
+        for row in rows.get(metric_id, []):
+            exposure = acc.win_exposure.get((row.agent, row.group), {})
+            total = sum(exposure.values())
+            if total:
+                is_good = good_side_group(row.group)
+                row.chance = sum(n * (board_rate[b] if is_good else 1 - board_rate[b]) for b, n in exposure.items()) / total
+                _rate_p(row, acc.rates[(metric_id, row.agent, row.group)])
     _flag_against_chance([r for rs in rows.values() for r in rs])
     out = []
     avail = Availability.from_counts(acc.avail)

@@ -474,3 +474,52 @@ def pairwise_table(games: Sequence[GameRecord]) -> list[PairwiseCell]:
             p = proportion(min(k, n), n)
             cells.append(PairwiseCell(agent=a, opponent=b, games=n, wins=k, rate=p.p, low=p.low, high=p.high))
     return cells
+
+
+# --- Copeland cross-check ---------------------------------------------------------------------------
+
+
+class CopelandRow(BaseModel):
+    """A rank from head-to-head results alone: a cross-check of the model-based leaderboard."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str
+    score: float = Field(description="opponents beaten head to head (pairwise win rate above 0.5), ties count half")
+    opponents: int
+    rank: int
+
+
+class Copeland(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rows: list[CopelandRow]
+    concordant_pairs: int = Field(description="pairs of entries the BT leaderboard and Copeland order alike")
+    discordant_pairs: int
+    kendall_tau: float | None
+
+
+def copeland(cells: Sequence[PairwiseCell], bt: BTRatings) -> Copeland:
+    """Copeland scores from the pairwise table, and how far their order agrees with the BT skills."""
+    agents = sorted({c.agent for c in cells})
+    score = dict.fromkeys(agents, 0.0)
+    met = dict.fromkeys(agents, 0)
+    for c in cells:
+        if c.rate is None or c.games == 0:
+            continue
+        met[c.agent] += 1
+        score[c.agent] += 1.0 if c.rate > 0.5 else 0.5 if c.rate == 0.5 else 0.0
+    ordered = sorted(agents, key=lambda a: (-score[a], a))
+    rows = [CopelandRow(agent=a, score=score[a], opponents=met[a], rank=1 + sum(1 for b in agents if score[b] > score[a]))
+            for a in ordered]
+    skill = {r.agent: r.skill.estimate for r in bt.agents}
+    conc = disc = 0
+    rated = [a for a in agents if a in skill]
+    for i, a in enumerate(rated):
+        for b in rated[i + 1:]:
+            s = np.sign(skill[a] - skill[b]) * np.sign(score[a] - score[b])
+            conc += s > 0
+            disc += s < 0
+    total = conc + disc
+    return Copeland(rows=rows, concordant_pairs=int(conc), discordant_pairs=int(disc),
+                    kendall_tau=(conc - disc) / total if total else None)

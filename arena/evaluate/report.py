@@ -40,7 +40,9 @@ from arena.evaluate.ratings import (
     OpenSkillRating,
     PairwiseCell,
     RatingConfig,
+    Copeland,
     bradley_terry,
+    copeland,
     openskill_ratings,
     pairwise_table,
 )
@@ -94,6 +96,7 @@ class Report(BaseModel):
     ratings: BTRatings
     openskill: list[OpenSkillRating]
     pairwise: list[PairwiseCell]
+    copeland: Copeland | None = Field(None, description="head-to-head Copeland order beside the BT leaderboard")
     metrics: list[MetricResult]
     balance: BalanceReport | None
     forks: ForkReport | None = Field(None, description="each fork beside its parent; None when no transcript is a fork")
@@ -225,7 +228,8 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
     headers = acc.headers if fork_acc is None else acc.headers + fork_acc.headers
     return Report(
         sources=sources, skipped=skipped, config=_config_card(headers),
-        availability=Availability.from_counts(acc.avail), ratings=ratings, openskill=open_skill, pairwise=pairwise, metrics=metrics, balance=balance, forks=fork_report,
+        availability=Availability.from_counts(acc.avail), ratings=ratings, openskill=open_skill, pairwise=pairwise,
+        copeland=copeland(pairwise, ratings) if pairwise else None, metrics=metrics, balance=balance, forks=fork_report,
         forks_counted=fork_acc is None, forks_excluded=excluded,
         seconds={"read_and_metrics": round(t1 - t0, 3), "finish": round(t2 - t1, 3),
                  "bradley_terry": round(t3 - t2, 3), "openskill_pairwise": round(t4 - t3, 3),
@@ -322,6 +326,18 @@ def _rank_note(report: Report) -> str:
             "an interval.")
 
 
+def _copeland_sentence(c: Copeland) -> str:
+    tau = "undefined" if c.kendall_tau is None else f"{c.kendall_tau:+.2f}"
+    return (f"Copeland ranks by head-to-head results only (opponents beaten on the pairwise table, ties half), with no "
+            f"model: {c.concordant_pairs} pairs ordered as by BT skill, {c.discordant_pairs} the other way "
+            f"(Kendall τ {tau}). Disagreement flags a leaderboard order that rests on the model's assumptions.")
+
+
+def _copeland_table(c: Copeland) -> tuple[list[str], list[list[str]]]:
+    return ["Copeland rank", "agent", "score", "opponents met"], [
+        [str(r.rank), r.agent, f"{r.score:g}", str(r.opponents)] for r in c.rows]
+
+
 def _power_sentence(report: Report) -> str:
     p = report.ratings.power
     if p is None:
@@ -382,6 +398,9 @@ def render_md(report: Report) -> str:
     out += ["## Leaderboard", "", _rank_note(report), ""]
     out.append(_md_table(*_leaderboard(report)))
     out += ["", _power_sentence(report), ""]
+    if report.copeland:
+        out += ["### Copeland cross-check", "", _copeland_sentence(report.copeland), "",
+                _md_table(*_copeland_table(report.copeland)), ""]
     if report.ratings.boards:
         out += ["### Board side balance", ""]
         self_play = next((m for m in report.metrics if m.id == "self_play_balance"), None)
@@ -624,6 +643,9 @@ def render_html(report: Report) -> str:
     parts.append("<h2>Leaderboard</h2>" + img("leaderboard") + f"<p>{html.escape(_rank_note(report))}</p>"
                  + _html_table(*_leaderboard(report)))
     parts.append(f"<p>{html.escape(_power_sentence(report))}</p>")
+    if report.copeland:
+        parts.append("<h3>Copeland cross-check</h3>" + f"<p>{html.escape(_copeland_sentence(report.copeland))}</p>"
+                     + _html_table(*_copeland_table(report.copeland)))
     if report.ratings.roles:
         parts.append("<h2>Per-role skill</h2>" + img("roles") + _html_table(*_role_table(report)))
     if report.pairwise:
