@@ -15,9 +15,10 @@ if TYPE_CHECKING:
     from arena.engine import Game
     from arena.flow import Flow
 
-# R64 ``speech_seconds``: (normal, auxiliary police, sheriff / last speaker)
-_SECONDS = {"none": None, "tiered_120_150_180": (120, 150, 180), "flat_120": (120, 120, 120),
-            "flat_90_last_120": (90, 90, 120)}
+# R64 ``speech_seconds``: (normal, auxiliary police, sheriff, last speaker or None). 003 gives 180 s to the
+# sheriff alone, so with no sheriff nobody has it; 004 §C gives 120 s to the last (vote-calling) speaker.
+_SECONDS = {"none": None, "tiered_120_150_180": (120, 150, 180, None), "flat_120": (120, 120, 120, 120),
+            "flat_90_last_120": (90, 90, 120, 120)}
 CHARS_PER_SECOND = 4  # a spoken pace, to turn a time limit into a length a model can respect
 
 
@@ -25,8 +26,10 @@ def speech_seconds(game: "Game", seat: int, *, last: bool = False) -> int | None
     tiers = _SECONDS[game.sw.speech_seconds]
     if tiers is None:
         return None
-    if last or seat == game.state.sheriff:
+    if seat == game.state.sheriff:
         return tiers[2]
+    if last and tiers[3] is not None:
+        return tiers[3]
     if seat == game.state.aux_police:
         return tiers[1]  # R64, R158: the auxiliary police speaks up to 150 s (003)
     return tiers[0]
