@@ -367,13 +367,14 @@ def test_game1_key_role_survival_and_the_shape_of_the_win(tmp_path: Path) -> Non
     # God roles 1-4 (agent A): 2 and 3 survive; good seats alive at the end: 2, 3, 5, 6 of 1-6.
     r = row(m, "ksr", "A")
     assert (r.value, r.n, r.chance) == (0.5, 4, pytest.approx(4 / 6))
-    # Phases N1=1, D1=2, N2=3, D2=4: the seer lived 2/4, the hunter 4/4 (died on the last phase).
+    # Phases N1=1, D1=2, N2=3, D2=4, ... D9=18 (the result line's phase): the seer lived 2/18, the
+    # hunter 4/18, the witch and the guard the whole game.
     r = row(m, "wd_ksr", "A")
-    assert r.value == pytest.approx((0.5 + 1 + 1 + 1) / 4)
-    # The village won with 4 good seats and no wolf alive, on day 2; both entries held good seats.
+    assert r.value == pytest.approx((2 / 18 + 1 + 1 + 4 / 18) / 4)
+    # The village won with 4 good seats and no wolf alive, on day 9; both entries held good seats.
     for agent in ("A", "B"):
         assert row(m, "win_margin", agent, "side:good").value == 4.0
-        assert row(m, "win_days", agent, "side:good").value == 2.0
+        assert row(m, "win_days", agent, "side:good").value == 9.0
 
 
 # --- game 4: the badge, the day-1 order and vote sway ---------------------------------------------

@@ -140,6 +140,11 @@ class GameContext:
             self.deck_count[r] += 1
         self.alive = set(self.seats)
 
+    @property
+    def end_phase(self) -> str:
+        """The phase the game ended in: the result line's, else the last scored event's."""
+        return str(self.game.result.get("phase") or self.last_phase) if self.game.result else self.last_phase
+
     def agent(self, seat: int | None) -> str:
         return self.agent_of.get(seat, "?") if seat is not None else "?"
 
@@ -755,7 +760,7 @@ class KeyRoles(Family):
         if not keys:
             return
         death_at = {seat: phase_index(phase) for phase, seat, _ in ctx.deaths}
-        length = max([phase_index(ctx.last_phase)] + list(death_at.values()) + [1])
+        length = max([phase_index(ctx.end_phase)] + list(death_at.values()) + [1])
         good = sorted(ctx.good)
         alive_share = sum(1 for s in good if s not in death_at) / len(good)
         lived_share = sum(death_at.get(s, length) / length for s in good) / len(good)
@@ -820,7 +825,7 @@ class WinShape(Family):
         winner = "good" if ctx.good_won == 1.0 else "wolf"
         alive_w = sum(1 for s in ctx.alive if ctx.side(s) == winner)
         alive_l = len(ctx.alive) - alive_w
-        days = max(day_of(ctx.last_phase), 1)
+        days = max(day_of(ctx.end_phase), 1)
         for a in sorted({ctx.agent(s) for s in ctx.seats if ctx.side(s) == winner}):
             self.acc.mean("win_margin", a, float(alive_w - alive_l), group=f"side:{winner}")
             self.acc.mean("win_days", a, float(days), group=f"side:{winner}")
