@@ -148,16 +148,89 @@ def _profiles() -> dict[str, dict[str, Any]]:
     return {name: dict(values or {}) for name, values in raw.items()}
 
 
+class ParametricBoard(BaseModel):
+    """A board whose deck depends on the player count (``classic-millers``, R182): a recipe gives each role's
+    count by the first player count it applies from; ``fill`` roles complete the deck (N cards, N + 2 with a
+    thief, R11). Each count is also the concrete preset ``<id>-<N>``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    seed_doc: str
+    players_range: tuple[int, int]
+    recipe: dict[Role, dict[int, int] | Literal["fill"]]
+    profile: str
+    switches: dict[str, Any] = Field(default_factory=dict)
+    god_roles: list[Role] = Field(default_factory=list)
+    villager_roles: list[Role] = Field(default_factory=list)
+    title_zh: str = ""
+    title_en: str = ""
+
+    def deck(self, players: int) -> list[Role]:
+        counts: dict[Role, int | None] = {}
+        for role, steps in self.recipe.items():
+            counts[role] = None if steps == "fill" else max(
+                (n for start, n in steps.items() if start <= players), default=0)
+        size = players + (2 if counts.get(Role.THIEF) else 0)
+        filler = size - sum(n for n in counts.values() if n is not None)
+        cards: list[Role] = []
+        for role, n in counts.items():
+            cards += [role] * (filler if n is None else n)
+        return cards
+
+    def preset(self, players: int) -> Preset:
+        lo, hi = self.players_range
+        if not lo <= players <= hi:
+            raise ConfigError(f"preset {self.id!r} is for {lo}-{hi} players, got {players}")
+        return Preset(id=f"{self.id}-{players}", seed_doc=self.seed_doc, players=players, cards=self.deck(players),
+                      profile=self.profile, switches=self.switches, god_roles=self.god_roles,  # type: ignore[arg-type]
+                      villager_roles=self.villager_roles, title_zh=self.title_zh.format(players=players),
+                      title_en=self.title_en.format(players=players))
+
+
 @lru_cache(maxsize=1)
-def presets() -> dict[str, Preset]:
+def _preset_tables() -> tuple[dict[str, Preset], dict[str, ParametricBoard]]:
     raw = yaml.safe_load((CONFIG_DIR / "presets.yaml").read_text(encoding="utf-8"))
-    out: dict[str, Preset] = {}
+    fixed: dict[str, Preset] = {}
+    parametric: dict[str, ParametricBoard] = {}
     for preset_id, body in raw.items():
         try:
-            out[preset_id] = Preset(id=preset_id, **body)
+            if "recipe" in body:
+                board = parametric[preset_id] = ParametricBoard(id=preset_id, **body)
+                lo, hi = board.players_range
+                for n in range(lo, hi + 1):
+                    fixed[f"{preset_id}-{n}"] = board.preset(n)
+            else:
+                fixed[preset_id] = Preset(id=preset_id, **body)
         except ValidationError as exc:
             raise ConfigError(f"configs/presets.yaml, preset {preset_id!r}: {_first_error(exc)}") from None
-    return out
+    return fixed, parametric
+
+
+def presets() -> dict[str, Preset]:
+    """Every concrete board by id, a parametric board's per-count aliases (``classic-millers-10``) included."""
+    return _preset_tables()[0]
+
+
+def parametric_boards() -> dict[str, ParametricBoard]:
+    """The boards whose deck depends on the player count, by id (``classic-millers``)."""
+    return _preset_tables()[1]
+
+
+def board_id(preset_id: str, players: int | None = None) -> str:
+    """The concrete preset id for ``preset_id`` at ``players`` seats: a parametric board needs the count
+    (``classic-millers`` at 10 is ``classic-millers-10``); a fixed board must have that many seats."""
+    board = parametric_boards().get(preset_id)
+    if board is not None:
+        lo, hi = board.players_range
+        if players is None:
+            raise ConfigError(f"preset {preset_id!r} is for {lo}-{hi} players: give the player count "
+                              f"(--players N), or name one board such as {preset_id}-{lo}")
+        return board.preset(players).id
+    preset = get_preset(preset_id)
+    if players is not None and players != preset.players:
+        raise ConfigError(f"preset {preset_id!r} has {preset.players} players, not {players}")
+    return preset_id
 
 
 def profile_switches(profile: str) -> dict[str, Any]:
@@ -169,6 +242,8 @@ def profile_switches(profile: str) -> dict[str, Any]:
 def get_preset(preset_id: str) -> Preset:
     table = presets()
     if preset_id not in table:
+        if preset_id in parametric_boards():
+            board_id(preset_id)  # raises: which player count?
         raise ConfigError(f"unknown preset {preset_id!r}; known: {', '.join(sorted(table))}")
     return table[preset_id]
 

@@ -10,7 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from arena.actions import Answer
-from arena.config import ConfigError, resolve_rules
+from arena.config import ConfigError, board_id, parametric_boards, resolve_rules
 from arena.engine import Game, GameSetup, SetupError
 from arena.referee import Table, run_table_sync
 from arena.types import parse_phase, phase_order
@@ -99,6 +99,12 @@ def parse(data: dict[str, Any], source: str = "<scenario>") -> Scenario:
     unknown = sorted(set(scenario.expect) - EXPECT_KEYS)
     if unknown:
         raise ScenarioError(f"{source}: field expect: unknown key(s) {', '.join(unknown)}")
+    if scenario.preset in parametric_boards():  # a parametric board takes its player count from the deal (R182)
+        try:
+            concrete = board_id(scenario.preset, len(scenario.deal))
+        except ConfigError as exc:
+            raise ScenarioError(f"{source}: field preset: {exc} (the deal has {len(scenario.deal)} cards)") from None
+        scenario = scenario.model_copy(update={"preset": concrete})
     return scenario
 
 

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from arena.config import ConfigError
 from arena.credentials import credential_problems, scrub
@@ -93,6 +93,25 @@ class BoardEntry(BaseModel):
 
     preset: str
     rules: dict[str, Any] = Field(default_factory=dict, description="switch overrides on top of the preset")
+    players: int | None = Field(default=None, description="player count of a board made for a range of counts "
+                                                          "(classic-millers: 8-18)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _concrete_board(cls, data: Any) -> Any:
+        """A parametric board (``classic-millers`` with ``players: 10``) is played as its concrete board
+        (``classic-millers-10``), which names one deck in every transcript and report."""
+        from arena.config import board_id, parametric_boards
+
+        if not isinstance(data, dict) or not isinstance(data.get("preset"), str):
+            return data
+        players = data.get("players")
+        if (players is not None and isinstance(players, int)) or data["preset"] in parametric_boards():
+            try:
+                return {**data, "preset": board_id(data["preset"], players)}
+            except ConfigError as exc:
+                raise ValueError(str(exc)) from None
+        return data
 
 
 class TournamentConfig(BaseModel):

@@ -202,3 +202,29 @@ def test_classic_millers_decks_follow_the_recipe():
         assert p.center_size == (2 if n >= 11 else 0)
         assert cards[Role.VILLAGER] <= 13
         assert p.players == n and p.profile == "classic_001"
+
+
+def test_classic_millers_is_one_parametric_board():
+    """R182: `classic-millers` plus a player count names the concrete board of that count; a missing or
+    out-of-range count, or a count that a fixed board does not have, is an error that says so."""
+    from arena.config import ConfigError, board_id, parametric_boards
+
+    assert list(parametric_boards()) == ["classic-millers"]
+    assert [board_id("classic-millers", n) for n in (8, 18)] == ["classic-millers-8", "classic-millers-18"]
+    assert board_id("std-12-guard") == board_id("std-12-guard", 12) == "std-12-guard"
+    for args, fragment in [(("classic-millers",), "8-18 players: give the player count"),
+                           (("classic-millers", 19), "got 19"), (("std-12-guard", 9), "has 12 players, not 9")]:
+        with pytest.raises(ConfigError, match=fragment):
+            board_id(*args)
+    with pytest.raises(ConfigError, match="give the player count"):
+        resolve_rules("classic-millers")
+
+
+def test_a_tournament_board_may_be_classic_millers_with_a_player_count():
+    from pydantic import ValidationError
+
+    from arena.tournament import BoardEntry
+
+    assert BoardEntry(preset="classic-millers", players=12).preset == "classic-millers-12"
+    with pytest.raises(ValidationError, match="give the player count"):
+        BoardEntry(preset="classic-millers")

@@ -46,6 +46,8 @@ def test_bad_input_is_one_clear_line(tmp_path: Path) -> None:
         (["play", "-r", "nonsense"], "--rule expects name=value"),
         (["play", "--lang", "fr"], "unknown language 'fr'"),
         (["rules", "show", "nope"], "unknown preset"),
+        (["play", "--preset", "classic-millers"], "give the player count (--players N)"),
+        (["play", "--preset", "classic-millers", "--players", "19"], "for 8-18 players, got 19"),
         (["replay", str(tmp_path / "missing.jsonl")], "cannot read"),
     ]
     for args, message in cases:
@@ -98,3 +100,15 @@ def test_user_mistakes_are_usage_errors_not_internal_errors(tmp_path: Path, monk
     for result in (human, no_key, no_sdk):
         assert "internal error" not in result.output and "Traceback" not in result.output
     assert not list(tmp_path.glob("*.jsonl"))  # refused before any game began
+
+
+def test_classic_millers_with_a_player_count(tmp_path: Path) -> None:
+    """R182: one parametric board; `--players N` plays the N-seat deck, recorded as classic-millers-N."""
+    result = runner.invoke(app, ["play", "--preset", "classic-millers", "--players", "10", "-s", "2", "-a",
+                                 "bot:random", "-q", "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    (path,) = tmp_path.glob("classic-millers-10-seed2*.jsonl")
+    header = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    assert header["preset"] == "classic-millers-10" and len(header["agents"]) == 10
+    shown = runner.invoke(app, ["rules", "show", "classic-millers", "--players", "16"])
+    assert shown.exit_code == 0 and "werewolf ×4" in shown.output

@@ -15,9 +15,13 @@ rules_app = typer.Typer(help="Inspect a board's rules.", no_args_is_help=True)
 @friendly
 def presets_command() -> None:
     """List the board presets (RULES.md §5) and whether the referee plays them yet."""
-    from arena.config import presets
+    from arena.config import parametric_boards, presets
     from arena.rules.setup import supported_roles
 
+    for board in parametric_boards().values():
+        lo, hi = board.players_range
+        typer.echo(f"{board.id:28} {lo}-{hi}p {board.profile:18} one board for {lo}-{hi} players: "
+                   f"--preset {board.id} --players N (or {board.id}-N below)")
     for preset in presets().values():
         missing = sorted({c.value for c in preset.cards} - {r.value for r in supported_roles()})
         status = "playable" if not missing else "needs: " + ", ".join(missing)
@@ -30,14 +34,16 @@ def presets_command() -> None:
 def rules_show(
     preset_id: str = typer.Argument(..., help="A preset id from `arena presets`."),
     rule: list[str] = typer.Option([], "--rule", "-r", help="Override a switch, e.g. -r sheriff=false."),
+    players: int = typer.Option(None, "--players", "-n", help="Player count, for a board made for a range of "
+                                                                "counts (classic-millers: 8-18)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Print a preset's roles, win rule and every switch in force, in English and Chinese."""
     from arena.cli.play import parse_rule_overrides
-    from arena.config import resolve_rules
+    from arena.config import board_id, resolve_rules
     from arena.narration import templates
 
-    rules = resolve_rules(preset_id, parse_rule_overrides(rule))
+    rules = resolve_rules(board_id(preset_id, players), parse_rule_overrides(rule))
     preset = rules.preset
     switches = rules.switches.model_dump(mode="json")
     if as_json:

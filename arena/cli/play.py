@@ -29,6 +29,8 @@ def transcript_path(out: Path, preset: str, seed: int) -> Path:
 @friendly
 def play_command(
     preset: str = typer.Option(DEFAULT_PRESET, "--preset", "-p", help="Board preset id (see `arena presets`)."),
+    players: int = typer.Option(None, "--players", "-n", help="Player count, for a board made for a range of "
+                                                                "counts (classic-millers: 8-18)."),
     seed: int = typer.Option(None, "--seed", "-s", help="Game seed; the same seed and answers give the same game. "
                                                           "Default: a random seed, printed."),
     agents: str = typer.Option(None, "--agents", "-a",
@@ -49,7 +51,7 @@ def play_command(
     transcript written under transcripts/.
     """
     from agents.registry import make_agent, parse_agents_option
-    from arena.config import resolve_rules
+    from arena.config import board_id, resolve_rules
     from arena.engine import GameSetup
     from arena.narration import Narrator, templates
     from arena.referee import run_game
@@ -57,6 +59,7 @@ def play_command(
 
     templates(lang)  # fail fast on an unknown language
     overrides = parse_rule_overrides(rule)
+    preset = board_id(preset, players)  # classic-millers with --players 10 is the board classic-millers-10
     rules = resolve_rules(preset, overrides)
     if seed is None:
         seed = random.SystemRandom().randrange(1, 10**9)
