@@ -338,3 +338,22 @@ def transcript_decisions(client: TestClient, table: str) -> list[Any]:
     while room.status in ("waiting", "running") and time.monotonic() < deadline:
         time.sleep(0.02)
     return list(read_transcript(room.path).decisions)
+
+
+def test_arena_serve_prints_its_url_and_warns_off_loopback(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from arena.cli.main import app
+
+    started: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda application, **kw: started.append(kw))
+    runner = CliRunner()
+    result = runner.invoke(app, ["serve", "--port", "8765", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "http://127.0.0.1:8765/" in result.output and "warning" not in result.output
+    assert started[-1]["host"] == "127.0.0.1" and started[-1]["port"] == 8765
+    result = runner.invoke(app, ["serve", "--host", "0.0.0.0", "--out", str(tmp_path)])
+    assert result.exit_code == 0 and "warning: listening on 0.0.0.0" in result.output
+    result = runner.invoke(app, ["serve", "--port", "70000"])
+    assert result.exit_code == 2 and "--port" in result.output

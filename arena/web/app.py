@@ -34,7 +34,7 @@ ASSETS = Path(__file__).resolve().parent / "assets"
 #: A message from a page larger than this is refused (the longest speech is a few thousand characters).
 MAX_MESSAGE_CHARS = 16_000
 #: Finished tables kept in memory for late spectators; older ones live on as transcripts only.
-KEEP_FINISHED = 50
+KEEP_FINISHED = 20
 _GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,150}$")
 
 

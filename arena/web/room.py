@@ -235,6 +235,8 @@ class Room:
         finally:
             for question in self.pending.values():
                 question.future.cancel()
+            self.agents = []  # their memories are in the transcript; a finished table keeps only its log
+            self._texts = {}
             self.notify()
 
     def stop(self) -> None:

@@ -16,7 +16,7 @@
   const $ = (id) => document.getElementById(id);
 
   const state = { ws: null, ask: null, sending: false, ended: false, dead: false, retry: 0, timer: null,
-    deadline: null, ttsFrom: null, message: null, status: null, lang: null };
+    deadline: null, ttsFrom: null, role: null, message: null, status: null, lang: null };
 
   function W() { return D.labels[V.lang()].web; }
   function fmt(template, fields) { return String(template).replace(/\{(\w+)\}/g, (m, k) => (k in fields ? fields[k] : m)); }
@@ -59,7 +59,7 @@
       case "hello":
         // the server sends the whole stream again: start from a clean table
         D.events.length = 0; VIEW.events.length = 0; D.phases.length = 0; D.result = null;
-        state.ask = null; state.sending = false;
+        state.ask = null; state.sending = false; state.dead = false; state.role = null;
         setStatus(msg.status, msg.waiting_for);
         renderAsk();
         break;
@@ -102,6 +102,7 @@
       D.events.push(e);
       VIEW.events.push(e.seq);
       if (LIVE.seat && e.type === "player_died" && e.seat === LIVE.seat) state.dead = true;
+      if (LIVE.seat && e.type === "role_assigned" && e.seat === LIVE.seat) state.role = e.role;
       const last = D.phases[D.phases.length - 1];
       if (last && last.phase === e.stage) last.end = e.seq;
       else D.phases.push({ phase: e.stage, start: e.seq, end: e.seq });
@@ -133,7 +134,9 @@
 
   function renderHead() {
     const w = W();
-    $("sp-who").textContent = LIVE.seat ? fmt(w.your_seat, { seat: LIVE.seat }) : w.spectating;
+    let who = LIVE.seat ? fmt(w.your_seat, { seat: LIVE.seat }) : w.spectating;
+    if (state.role) who += " · " + ((D.labels[V.lang()].role || {})[state.role] || state.role);
+    $("sp-who").textContent = who;
     let text = "";
     if (state.status) {
       const [status, waiting] = state.status;
@@ -153,6 +156,8 @@
     q.textContent = "";
     const ask = state.ask;
     panel.dataset.state = ask ? "ask" : (state.ended ? "ended" : "idle");
+    panel.dataset.rid = ask ? ask.rid : "";
+    panel.dataset.kind = ask ? ask.kind : "";
     if (ask) {
       q.textContent = w.your_turn + " · " + (ask.question[V.lang()] || ask.question.en);
       controls(ask, box, w);
@@ -163,13 +168,14 @@
       q.textContent = w.game_over;
     }
     msg.className = "sp-message" + (state.message && state.message[2] ? " error" : "");
+    msg.dataset.kind = state.message ? state.message[0] : "";
     msg.textContent = state.message ? fmt(w[state.message[0]], state.message[1] || {}) : "";
     tickTimer();
   }
 
   function valueText(value, w) {
-    if (value === true) return w.yes;
-    if (value === false) return w.no;
+    if (value === true) return w.answer_yes;
+    if (value === false) return w.answer_no;
     if (value === null) return D.labels[V.lang()].none_choice || "—";
     return String(value);
   }
@@ -181,8 +187,8 @@
       for (const s of legal.options) box.appendChild(button(seatName(s), "choice", () => send(s)));
       if (legal.allow_none) box.appendChild(button(skipText, "skip", () => send(null)));
     } else if (legal.type === "bool") {
-      box.appendChild(button(w.yes, "choice", () => send(true)));
-      box.appendChild(button(w.no, "choice", () => send(false)));
+      box.appendChild(button(w.answer_yes, "choice", () => send(true)));
+      box.appendChild(button(w.answer_no, "choice", () => send(false)));
     } else if (legal.type === "option") {
       for (const o of legal.options) box.appendChild(button(valueText(o, w), "choice", () => send(o)));
     } else if (legal.type === "seats") {
