@@ -27,6 +27,8 @@ def register(prefix: str, factory: AgentFactory) -> None:
 def _bot(rest: str, *, seat: int, seed: int, **options: Any) -> Any:
     from agents import bots
 
+    if options.get("seed_salt"):  # a second, independent stream for the same bot (the A/A self-test)
+        seed = seed * 1_000_003 + int(options["seed_salt"])
     if rest == "random":
         return bots.RandomBot(seat, seed)
     if rest == "heuristic":

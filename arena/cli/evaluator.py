@@ -10,9 +10,10 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from arena.cli import fork, score, tournament
+    from arena.cli import bench, fork, score, tournament
 
     app.command("score")(score.score_command)
     app.command("tournament")(tournament.tournament_command)
     app.command("merge")(tournament.merge_command)
     app.command("fork")(fork.fork_command)
+    app.add_typer(bench.bench_app, name="bench")

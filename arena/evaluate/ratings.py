@@ -129,6 +129,8 @@ class BTRatings(BaseModel):
     level: float
     power: PowerLine | None = None
     converged: bool = True
+    saturated: list[str] = Field(default_factory=list, description=(
+        "entries whose side won every game or none: their interval reflects the prior, not the data"))
     rank_comparisons: int = Field(0, description=(
         "pairwise tests behind the ranks: an entry ranks below another only when the game-bootstrap "
         "difference of their skills is significant after Holm's correction over this many pairs"))
@@ -286,7 +288,8 @@ def bradley_terry(games: Sequence[GameRecord], cfg: RatingConfig | None = None) 
             pair_seats[(seat.agent, seat.role)] += 1
 
     skill_iv = {a: interval(theta[nb + i], samples[:, nb + i]) for i, a in enumerate(design.agents)}
-    ranks, comparisons = ranks_by_pairwise_tests(design.agents, samples[:, nb:nb + len(design.agents)], 1.0 - cfg.level)
+    ranks, comparisons = ranks_by_pairwise_tests(design.agents, samples[:, nb:nb + len(design.agents)], 1.0 - cfg.level,
+                                                 games=agent_games)
     agents = sorted(
         (AgentRating(agent=a, skill=skill_iv[a], rank=ranks[a], games=agent_games[a], seats=agent_seats[a])
          for a in design.agents),
@@ -307,8 +310,28 @@ def bradley_terry(games: Sequence[GameRecord], cfg: RatingConfig | None = None) 
     return BTRatings(
         agents=agents, roles=roles, boards=boards, games_used=n_games, games_skipped=skipped,
         n_resamples=cfg.n_resamples, seed=cfg.seed, level=cfg.level, power=power, converged=converged,
-        rank_comparisons=comparisons,
+        rank_comparisons=comparisons, saturated=_saturated(design.games),
     )
+
+
+def _saturated(games: Sequence[GameRecord]) -> list[str]:
+    """Warnings for entries whose side won all or none of their games (a separated design)."""
+    won: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for g in games:
+        outcome = g.good_won
+        if outcome is None:
+            continue
+        for agent in {s.agent for s in g.seats}:
+            sides = [s.side for s in g.seats if s.agent == agent]
+            share = sum(outcome if side == "good" else 1.0 - outcome for side in sides) / len(sides)
+            won[agent][0] += share
+            won[agent][1] += 1
+    out = []
+    for agent, (w, n) in sorted(won.items()):
+        if n and (w == 0 or w == n):
+            out.append(f"{agent} {'won' if w else 'lost'} all {int(n)} of its games: the design is saturated, so "
+                       "its skill and interval reflect the prior (the penalty), not a measured gap")
+    return out
 
 
 def _power_line(agents: list[AgentRating], design: _Design, samples: np.ndarray, n_games: int) -> PowerLine | None:

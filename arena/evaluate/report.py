@@ -398,6 +398,7 @@ def render_md(report: Report) -> str:
     out += ["## Leaderboard", "", _rank_note(report), ""]
     out.append(_md_table(*_leaderboard(report)))
     out += ["", _power_sentence(report), ""]
+    out += [f"Warning: {w}" for w in report.ratings.saturated] + ([""] if report.ratings.saturated else [])
     if report.copeland:
         out += ["### Copeland cross-check", "", _copeland_sentence(report.copeland), "",
                 _md_table(*_copeland_table(report.copeland)), ""]
@@ -643,6 +644,7 @@ def render_html(report: Report) -> str:
     parts.append("<h2>Leaderboard</h2>" + img("leaderboard") + f"<p>{html.escape(_rank_note(report))}</p>"
                  + _html_table(*_leaderboard(report)))
     parts.append(f"<p>{html.escape(_power_sentence(report))}</p>")
+    parts += [f"<p class='needs'>Warning: {html.escape(w)}</p>" for w in report.ratings.saturated]
     if report.copeland:
         parts.append("<h3>Copeland cross-check</h3>" + f"<p>{html.escape(_copeland_sentence(report.copeland))}</p>"
                      + _html_table(*_copeland_table(report.copeland)))

@@ -349,12 +349,17 @@ def games_to_separate(diff: float, se_now: float, n_now: int, z: float = Z95) ->
     return int(math.ceil(n_needed))
 
 
-def ranks_by_pairwise_tests(names: Sequence[str], samples: np.ndarray, alpha: float = 0.05) -> tuple[dict[str, int], int]:
+def ranks_by_pairwise_tests(names: Sequence[str], samples: np.ndarray, alpha: float = 0.05,
+                            games: dict[str, int] | None = None) -> tuple[dict[str, int], int]:
     """Rank = 1 + number of entries shown better than this one, by Holm-corrected pairwise tests.
 
     ``samples`` holds one bootstrap draw per row and one entry per column. For each pair the two-sided
     bootstrap p-value of "no difference" is 2 * min(P(diff <= 0), P(diff >= 0)); Holm's correction over
     all m = k(k-1)/2 pairs keeps the chance of any false order below alpha. Returns (ranks, m).
+
+    The p-value is the add-one estimate (count + 1) / (B + 1), never 0 from a finite bootstrap; and
+    an entry with fewer than MIN_GAMES games (``games``) is never separated: a bootstrap of a handful
+    of games sees the same winner in every resample and would call any gap certain.
     """
     k = len(names)
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
@@ -367,11 +372,12 @@ def ranks_by_pairwise_tests(names: Sequence[str], samples: np.ndarray, alpha: fl
         if len(d) == 0:
             p_values.append(1.0)
             continue
-        p_values.append(min(1.0, 2.0 * min(float(np.mean(d <= 0)), float(np.mean(d >= 0)))))
+        tail = min(int(np.sum(d <= 0)), int(np.sum(d >= 0)))
+        p_values.append(min(1.0, 2.0 * (tail + 1) / (len(d) + 1)))
     reject = holm_reject(p_values, alpha)
     above = {n: 0 for n in names}
     for (i, j), rej in zip(pairs, reject):
-        if not rej:
+        if not rej or (games is not None and min(games.get(names[i], 0), games.get(names[j], 0)) < MIN_GAMES):
             continue
         better, worse = (i, j) if float(np.nanmedian(samples[:, i] - samples[:, j])) > 0 else (j, i)
         above[names[worse]] += 1
