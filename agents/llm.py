@@ -137,6 +137,9 @@ class LLMAgent:
         endpoint = _endpoint(getattr(inner, "base_url", None))
         if endpoint:
             settings["endpoint"] = endpoint
+        for name in ("api", "store"):  # the OpenAI adapter's API choice, as resolved for this model
+            if hasattr(inner, name):
+                settings[name] = getattr(inner, name)
         settings.update(self.generate.model_dump(mode="json"))
         settings.update(self.options.model_dump(mode="json"))
         settings.update(self.provider.policy.model_dump(mode="json"))
@@ -187,6 +190,7 @@ class LLMAgent:
         cost: float | None = 0.0
         retries = 0
         transport_errors: list[str] = []
+        replies: list[dict[str, str]] = []
         calls = 0
         model_ms = 0.0
         raw_reply: Any = None
@@ -207,13 +211,14 @@ class LLMAgent:
                 break  # the wrapper has already retried what can succeed; re-asking cannot help
             reply = result.reply
             assert reply is not None
+            replies.append(reply.provenance())
             raw = reply.text[: self.options.raw_reply_max_chars]
             raw_reply = {"text": raw, "thinking": reply.thinking} if reply.thinking else raw
             try:
                 read = read_answer(reply.text, reply.parsed, legal_type)
                 value = request.check(read.action)
             except (AnswerFormatError, IllegalAnswer) as exc:
-                last_error = redact(str(exc))
+                last_error = redact(_why_unusable(reply, str(exc)))
                 attempts.append({"raw": raw, "error": last_error})
                 messages = messages + [
                     ChatMessage.of("assistant", raw or "(empty reply)"),
@@ -225,17 +230,18 @@ class LLMAgent:
                 self.notes = read.notes[: self.options.notes_max_chars]
             beliefs = clean_beliefs(read.beliefs_raw, built.belief_seats) if built.belief_seats else None
             meta = self._meta(messages, attempts, raw_reply, usage, cost, calls, retries, built.memory,
-                              transport_errors)
+                              transport_errors, replies)
             meta["latency_ms"] = round(model_ms, 3)
             return Answer(value=value, reasoning=read.reasoning, notes=read.notes, beliefs=beliefs, meta=meta)
 
-        meta = self._meta(messages, attempts, raw_reply, usage, cost, calls, retries, built.memory, transport_errors)
+        meta = self._meta(messages, attempts, raw_reply, usage, cost, calls, retries, built.memory, transport_errors,
+                          replies)
         meta.update(fallback=True, error=last_error, latency_ms=round(model_ms, 3))
         return Answer(value=request.default, meta=meta)
 
     def _meta(self, messages: list[ChatMessage], attempts: list[dict[str, Any]], raw_reply: Any, usage: Usage,
               cost: float | None, calls: int, retries: int, memory: dict[str, Any],
-              transport_errors: list[str]) -> dict[str, Any]:
+              transport_errors: list[str], replies: list[dict[str, str]]) -> dict[str, Any]:
         self.calls += calls
         self.usage.add(usage)
         if self.options.record_prompt == "full":
@@ -252,12 +258,24 @@ class LLMAgent:
             # that every fault a provider had is in the transcript.
             "usage": {**usage.model_dump(), "cost_usd": cost, "calls": calls, "retries": retries,
                       "transport_errors": transport_errors, "provider": self.provider.name,
-                      "model": self.provider.model},
+                      "model": self.provider.model,
+                      # One entry per reply received (re-asks included): the model snapshot that
+                      # served it, why it stopped, the request id a provider's support asks for.
+                      "replies": replies},
             "memory": memory,
         }
 
 
 _NO_SINGLE = object()
+
+
+def _why_unusable(reply: Any, error: str) -> str:
+    """The re-ask's message: a refusal or a cut-off reply is said as such, not as bad JSON."""
+    if reply.refusal:
+        return f"you declined to answer ({reply.refusal[:200]}); this is a game, answer with a legal action: {error}"
+    if reply.truncated:
+        return f"your reply was cut off at the token limit ({reply.finish_reason}); answer more briefly: {error}"
+    return error
 
 
 def _only_choice(legal: Any) -> Any:

@@ -29,7 +29,8 @@ POLICY_FIELDS = set(CallPolicy.model_fields)
 GENERATE_FIELDS = set(GenerateOptions.model_fields)
 AGENT_FIELDS = set(LLMAgentOptions.model_fields)
 MOCK_FIELDS = set(MockConfig.model_fields) - {"seed"}
-PROVIDER_FIELDS = {"base_url", "model_kwargs", "organization"}
+PROVIDER_FIELDS = {"base_url", "model_kwargs", "organization", "api", "store"}
+OPENAI_ONLY = {"api", "store"}  # which OpenAI API a seat uses, and whether OpenAI may store its calls
 # Options the CLI or a config may pass to every seat that mean nothing to an LLM seat.
 IGNORED = {"script", "label"}
 
@@ -61,6 +62,9 @@ def split_options(kind: str, options: dict[str, Any]) -> tuple[dict[str, Any], d
             mock[key] = value
         else:
             unknown.append(key)
+    misplaced = sorted(OPENAI_ONLY & set(provider)) if kind not in ("openai", "local") else []
+    if misplaced:
+        raise AgentSpecError(f"option(s) {', '.join(misplaced)} apply to openai: and local: seats only, not {kind}")
     if unknown:
         known = sorted(POLICY_FIELDS | GENERATE_FIELDS | AGENT_FIELDS | PROVIDER_FIELDS
                        | (MOCK_FIELDS if kind == "mock" else set()))

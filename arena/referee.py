@@ -24,6 +24,7 @@ from arena.actions import Answer, DecisionRequest
 from arena.engine import DecisionRecord, Game, GameSetup
 from arena.events import Event
 from arena.observation import Observation
+from arena.provenance import build_info
 from arena.transcript import HeaderLine, ResultLine, SeatAgent, TranscriptWriter
 
 
@@ -200,7 +201,9 @@ class Table:
                               version=_agent_version(self.agents[i], self.lang) if i < len(self.agents) else None,
                               settings=_agent_settings(self.agents[i]) if i < len(self.agents) else None)
                     for i, spec in enumerate(specs)],
-            lang=self.lang, package_version=__version__, fork=fork)
+            lang=self.lang, package_version=__version__, fork=fork,
+            # A game that cannot be replayed from the seed says which code and templates played it.
+            build=build_info() if any(not getattr(a, "deterministic", True) for a in self.agents) else None)
 
     def flush_events(self) -> None:
         log = self.game.log

@@ -22,9 +22,10 @@ import json
 from pathlib import Path
 from typing import IO, Annotated, Any, Iterator, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_serializer
 
 from arena.events import Event, Visibility
+from arena.provenance import BuildInfo
 
 SCHEMA_NAME = "werewolf-transcript"
 SCHEMA_VERSION = 2
@@ -72,6 +73,16 @@ class HeaderLine(BaseModel):
     lang: str = "en"
     package_version: str
     fork: ForkOrigin | None = None
+    build: BuildInfo | None = Field(default=None, description=(
+        "the commit and prompt templates a game with a language-model or human seat ran on; absent from bot "
+        "games, whose transcripts stay the same bytes on every commit (see arena.provenance)"))
+
+    @model_serializer(mode="wrap")
+    def _omit_absent_build(self, handler: Any) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("build", False) is None:
+            del data["build"]
+        return data
 
 
 class EventLine(BaseModel):

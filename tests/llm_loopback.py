@@ -1,6 +1,9 @@
-"""A loopback HTTP server that speaks just enough OpenAI Chat Completions and Anthropic Messages
-for the real SDKs to talk to it. Tests queue replies (status, headers, body, delay) and read back
-the requests the SDKs sent. It binds 127.0.0.1 on a random port in a thread: no internet needed,
+"""A loopback HTTP server that speaks just enough OpenAI (Chat Completions, Responses) and
+Anthropic Messages for the real SDKs to talk to it. Tests queue replies (status, headers, body,
+delay) and read back the requests the SDKs sent. A request with ``"stream": true`` gets its reply
+as server-sent events in the API's own event grammar (Anthropic's ``message_start`` ...
+``message_stop``), built from the same message body a non-streamed reply would carry; ``sse``
+sends hand-written events (an ``error`` event mid-stream). It binds 127.0.0.1 on a random port in a thread: no internet needed,
 and no mocking library (the SDKs use httpx2, which httpx mocks do not intercept).
 """
 
@@ -20,6 +23,7 @@ class Reply:
     body: Any = None  # dict -> JSON; str -> sent as is
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    sse: list[tuple[str, Any]] | None = None  # (event, data) pairs sent as a stream, as they are
 
 
 @dataclass
@@ -44,9 +48,66 @@ def openai_completion(content: str | None, *, model: str = "gpt-test", prompt_to
     }
 
 
+def openai_response(text: str | None, *, model: str = "o4-mini-2025-04-16", summary: list[str] | None = None,
+                    refusal: str | None = None, input_tokens: int = 200, output_tokens: int = 300, cached: int = 0,
+                    reasoning: int = 250, incomplete: str | None = None) -> dict[str, Any]:
+    """A Responses API reply: a reasoning item with summary parts, then the assistant message."""
+    output: list[dict[str, Any]] = []
+    if summary is not None:
+        output.append({"id": "rs_1", "type": "reasoning",
+                       "summary": [{"type": "summary_text", "text": t} for t in summary]})
+    content: list[dict[str, Any]] = []
+    if text is not None:
+        content.append({"type": "output_text", "text": text, "annotations": []})
+    if refusal is not None:
+        content.append({"type": "refusal", "refusal": refusal})
+    if content:
+        output.append({"id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
+                       "content": content})
+    return {
+        "id": "resp_test", "object": "response", "created_at": 1700000000, "model": model,
+        "status": "incomplete" if incomplete else "completed",
+        "incomplete_details": {"reason": incomplete} if incomplete else None, "error": None,
+        "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+        "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": cached},
+                  "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": reasoning},
+                  "total_tokens": input_tokens + output_tokens},
+    }
+
+
+def anthropic_events(message: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The server-sent events that stream ``message`` (a Messages API body) the way the API does."""
+    start = {**message, "content": [], "stop_reason": None, "stop_sequence": None,
+             "usage": {**message["usage"], "output_tokens": 1}}
+    events: list[tuple[str, Any]] = [("message_start", {"type": "message_start", "message": start})]
+    for index, block in enumerate(message["content"]):
+        kind = block["type"]
+        empty = {"thinking": {"type": "thinking", "thinking": "", "signature": ""},
+                 "text": {"type": "text", "text": ""},
+                 "tool_use": {"type": "tool_use", "id": block.get("id"), "name": block.get("name"), "input": {}}}[kind]
+        events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": empty}))
+        if kind == "thinking":
+            deltas = [{"type": "thinking_delta", "thinking": block["thinking"]},
+                      {"type": "signature_delta", "signature": block.get("signature", "sig")}]
+        elif kind == "text":
+            half = len(block["text"]) // 2  # two deltas: the SDK must join them
+            deltas = [{"type": "text_delta", "text": block["text"][:half]},
+                      {"type": "text_delta", "text": block["text"][half:]}]
+        else:
+            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+        events += [("content_block_delta", {"type": "content_block_delta", "index": index, "delta": d}) for d in deltas]
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(("message_delta", {"type": "message_delta",
+                                     "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                                     "usage": {"output_tokens": message["usage"]["output_tokens"]}}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
 def anthropic_message(*, text: str | None = None, tool_input: dict[str, Any] | None = None, tool_name: str = "answer",
                       thinking: str | None = None, model: str = "claude-test", input_tokens: int = 100,
-                      output_tokens: int = 40, cache_read: int = 0, cache_write: int = 0) -> dict[str, Any]:
+                      output_tokens: int = 40, cache_read: int = 0, cache_write: int = 0,
+                      stop_reason: str | None = None) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     if thinking is not None:
         content.append({"type": "thinking", "thinking": thinking, "signature": "sig"})
@@ -56,7 +117,7 @@ def anthropic_message(*, text: str | None = None, tool_input: dict[str, Any] | N
         content.append({"type": "tool_use", "id": "toolu_1", "name": tool_name, "input": tool_input})
     return {
         "id": "msg_test", "type": "message", "role": "assistant", "model": model, "content": content,
-        "stop_reason": "tool_use" if tool_input is not None else "end_turn", "stop_sequence": None,
+        "stop_reason": stop_reason or ("tool_use" if tool_input is not None else "end_turn"), "stop_sequence": None,
         "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens,
                   "cache_read_input_tokens": cache_read, "cache_creation_input_tokens": cache_write},
     }
@@ -97,7 +158,29 @@ class LoopbackServer:
                     reply = reply(body, self.headers)
                 if reply.delay:
                     time.sleep(reply.delay)
-                self._send(reply)
+                streamed = isinstance(body, dict) and body.get("stream") is True
+                if reply.sse is not None:
+                    self._send_events(reply, reply.sse)
+                elif streamed and reply.status == 200 and isinstance(reply.body, dict) \
+                        and reply.body.get("type") == "message":
+                    self._send_events(reply, anthropic_events(reply.body))
+                else:
+                    self._send(reply)
+
+            def _send_events(self, reply: Reply, events: list[tuple[str, Any]]) -> None:
+                data = "".join(f"event: {name}\ndata: {json.dumps(payload)}\n\n" for name, payload in events)
+                raw = data.encode("utf-8")
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("content-type", "text/event-stream")
+                    self.send_header("content-length", str(len(raw)))
+                    for k, v in reply.headers.items():
+                        if k.lower() != "content-type":
+                            self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(raw)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
             def _send(self, reply: Reply) -> None:
                 payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)

@@ -10,7 +10,7 @@ import pytest
 
 from agents.providers import AnswerSchema, ChatMessage, GenerateOptions, make_provider
 from agents.providers.wrapper import CallPolicy, ManagedProvider
-from tests.llm_loopback import LoopbackServer, Reply, openai_completion
+from tests.llm_loopback import LoopbackServer, Reply, openai_completion, openai_response
 
 SECRET = "sk-test-THISISASECRETKEY0123456789"
 SCHEMA = AnswerSchema(json_schema={
@@ -186,3 +186,88 @@ def test_concurrency_cap_holds_across_agents_sharing_a_key():
         results, wall = run(main())
     assert all(r.ok for r in results)
     assert wall >= 0.38  # four 0.2 s calls, two at a time
+
+
+# ---- the Responses API ---------------------------------------------------------------------------
+
+def responses_managed(url: str, model: str = "o4-mini", **provider) -> ManagedProvider:
+    adapter = make_provider("openai", model, base_url=url + "/v1", timeout=5.0, **provider)
+    return ManagedProvider(adapter, CallPolicy(timeout=5.0), cap_key=f"openai-responses-test-{url}")
+
+
+def test_a_reasoning_model_goes_through_responses_with_its_summary_as_private_thinking():
+    answer = {"reasoning": "r", "action": 5, "notes": "", "picks": [1, 2]}
+    with LoopbackServer() as srv:
+        srv.queue(Reply(body=openai_response(json.dumps(answer), summary=["Seat 5 claimed seer late.", "Vote 5."],
+                                             cached=128), headers={"x-request-id": "req_resp_1"}))
+        result = run(responses_managed(srv.url).call(MESSAGES, schema=SCHEMA, options=GenerateOptions(
+            temperature=0.7, reasoning_effort="high", max_tokens=700)))
+        sent = srv.seen[0]
+    assert sent.path == "/v1/responses"
+    body = sent.body
+    assert body["store"] is False and body["max_output_tokens"] == 700 and "temperature" not in body
+    assert body["reasoning"] == {"effort": "high", "summary": "auto"}
+    assert body["input"][0] == {"role": "developer", "content": "rulesrole"}
+    fmt = body["text"]["format"]
+    assert fmt["type"] == "json_schema" and fmt["strict"] is True and "minItems" not in json.dumps(fmt["schema"])
+    reply = result.reply
+    assert reply.parsed == answer and reply.thinking == "Seat 5 claimed seer late.\n\nVote 5."
+    assert (reply.api, reply.model, reply.finish_reason, reply.request_id, reply.response_id) == (
+        "responses", "o4-mini-2025-04-16", "completed", "req_resp_1", "resp_test")
+    assert (result.usage.input, result.usage.cached, result.usage.output, result.usage.reasoning) == (200, 128, 300, 250)
+
+
+def test_the_api_is_chosen_per_seat():
+    from agents.providers.openai_provider import wants_responses
+
+    assert wants_responses("gpt-5-mini") and wants_responses("o3") and not wants_responses("gpt-4o-mini")
+    assert make_provider("openai", "gpt-4o-mini", base_url="http://127.0.0.1:9/v1", api="responses").api == "responses"
+    assert make_provider("openai", "o3", base_url="http://127.0.0.1:9/v1", api="chat").api == "chat"
+    assert make_provider("local", "gpt-5-distill", base_url="http://127.0.0.1:9/v1").api == "chat"
+    assert make_provider("openai", "o3", base_url="http://127.0.0.1:9/v1", store=True).store is True
+    from agents.registry import AgentSpecError, make_agent
+
+    with pytest.raises(AgentSpecError, match="api apply to openai: and local: seats only"):
+        make_agent("mock:x", seat=1, api="responses")
+
+
+def test_responses_refusal_and_max_output_tokens_cut_off():
+    with LoopbackServer() as srv:
+        srv.queue(Reply(body=openai_response(None, refusal="I won't lie to the other players.")),
+                  Reply(body=openai_response('{"reasoning": "long', incomplete="max_output_tokens")))
+        refused = run(responses_managed(srv.url).call(MESSAGES, schema=SCHEMA))
+        cut = run(responses_managed(srv.url).call(MESSAGES, schema=SCHEMA))
+    assert refused.reply.refusal.startswith("I won't") and refused.reply.parsed is None
+    assert refused.reply.finish_reason == "refusal"
+    assert cut.reply.truncated and cut.reply.parsed is None and cut.reply.finish_reason == "max_output_tokens"
+
+
+def test_responses_429_with_retry_after_is_honoured():
+    slept: list[float] = []
+
+    async def fake_sleep(s: float) -> None:
+        slept.append(s)
+
+    with LoopbackServer() as srv:
+        srv.queue(Reply(status=429, headers={"retry-after-ms": "1500"},
+                        body={"error": {"message": "Rate limit reached", "type": "requests"}}),
+                  Reply(body=openai_response('{"reasoning":"","action":2,"notes":"","picks":[]}', summary=[])))
+        m = responses_managed(srv.url)
+        m._sleep = fake_sleep
+        result = run(m.call(MESSAGES, schema=SCHEMA))
+    assert result.ok and slept == [1.5] and [t.status for t in result.tries] == [429, None]
+
+
+def test_chat_completions_provenance_and_refusal():
+    with LoopbackServer() as srv:
+        body = openai_completion(None, model="gpt-4o-mini-2024-07-18", extra_message={"refusal": "I can't."})
+        body["system_fingerprint"] = "fp_44709d6fcb"
+        srv.queue(Reply(body=body, headers={"x-request-id": "req_chat_9"}),
+                  Reply(body=openai_completion('{"reasoning": "cut', finish_reason="length")))
+        refused = run(managed(srv.url).call(MESSAGES, schema=SCHEMA))
+        cut = run(managed(srv.url).call(MESSAGES, schema=SCHEMA))
+    reply = refused.reply
+    assert reply.refusal == "I can't." and reply.parsed is None and reply.api == "chat"
+    assert (reply.model, reply.request_id, reply.system_fingerprint, reply.response_id) == (
+        "gpt-4o-mini-2024-07-18", "req_chat_9", "fp_44709d6fcb", "chatcmpl-test")
+    assert cut.reply.truncated

@@ -1,12 +1,22 @@
 """Anthropic Messages API through the official ``anthropic`` SDK (2.x).
 
-The structured answer is a tool whose ``input_schema`` is the answer schema, forced with
-``tool_choice``. Extended thinking (``thinking_budget``) cannot be combined with a forced tool, so
-with thinking on the tool is offered with ``tool_choice: auto`` and the prompt asks for it; a reply
-without the tool falls back to JSON extraction from the text. ``cache_control`` marks the end of
-each stable part of the prompt: the rules (the same for every seat of a table, so one seat's cache
-entry serves the others: Anthropic's cache is not per conversation), the seat's briefing, then the
-history.
+The structured answer is asked for with structured outputs (``output_config.format``: a JSON
+Schema the reply is constrained to), which works with and without thinking. The schema goes
+through the SDK's own ``transform_schema`` (constraints the API does not enforce, such as
+``maxLength``, move into descriptions; the legal set's check still enforces them).
+``structured="tool"`` keeps the older way, a forced tool whose ``input_schema`` is the answer
+schema, for models and proxies without structured outputs (with thinking the tool can only be
+offered, ``tool_choice: auto``).
+
+Thinking: ``thinking_budget`` N asks for manual extended thinking with N tokens on top of
+``max_tokens``; ``"adaptive"`` lets the model decide. A call with thinking is streamed (long
+thinking turns are what the SDK wants streamed) and the final message assembled by the SDK. The
+thinking text comes back as :attr:`ProviderReply.thinking`, which the seat records as its private
+reasoning. ``reasoning_effort`` goes to ``output_config.effort``.
+
+``cache_control`` marks the end of each stable part of the prompt: the rules (the same for every
+seat of a table, so one seat's cache entry serves the others: Anthropic's cache is not per
+conversation), the seat's briefing, then the history.
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ from agents.providers.base import (
 )
 
 MAX_CACHE_BREAKPOINTS = 4  # the API's limit per request
+ANTHROPIC_EFFORTS = ("low", "medium", "high", "xhigh", "max")  # output_config.effort
 
 
 class AnthropicProvider:
@@ -60,6 +71,10 @@ class AnthropicProvider:
         except (AttributeError, TypeError, ValueError):
             return False
 
+    def _output_schema(self, schema: AnswerSchema) -> dict[str, Any]:
+        transform = getattr(self._anthropic, "transform_schema", None)
+        return transform(schema.json_schema) if transform is not None else schema.json_schema
+
     # ---- request ----------------------------------------------------------------------------
     def request_params(self, messages: list[ChatMessage], schema: AnswerSchema | None,
                        options: GenerateOptions) -> dict[str, Any]:
@@ -75,47 +90,65 @@ class AnthropicProvider:
                 turns.append({"role": m.role, "content": blocks})
         _limit_breakpoints(system_blocks + [b for t in turns for b in t["content"]])
         thinking = options.thinking_budget
+        budget = 0 if thinking in (None, "adaptive") else max(int(thinking), 1024)
         params: dict[str, Any] = {
             "model": self.model,
-            "max_tokens": options.max_tokens + (thinking or 0),
+            "max_tokens": options.max_tokens + budget,
             "messages": turns,
         }
         if system_blocks:
             params["system"] = system_blocks
-        if thinking:
-            params["thinking"] = {"type": "enabled", "budget_tokens": max(int(thinking), 1024)}
+        if thinking == "adaptive":
+            params["thinking"] = {"type": "adaptive"}
+        elif budget:
+            params["thinking"] = {"type": "enabled", "budget_tokens": budget}
         elif options.temperature is not None and self._accepts("temperature"):
             # Thinking requires the default temperature; SDK 2.x's create() has no temperature at all.
             params["temperature"] = options.temperature
-        if schema is not None and options.structured != "prompt":
+        output_config: dict[str, Any] = {}
+        if options.reasoning_effort is not None:
+            if options.reasoning_effort not in ANTHROPIC_EFFORTS:
+                raise ProviderConfigError(f"reasoning_effort={options.reasoning_effort!r}: Anthropic takes "
+                                          f"{', '.join(ANTHROPIC_EFFORTS)}")
+            output_config["effort"] = options.reasoning_effort
+        if schema is not None and options.structured == "tool":
             params["tools"] = [{"name": schema.name, "description": schema.description,
                                 "input_schema": schema.json_schema}]
-            # A forced tool is incompatible with extended thinking.
+            # A forced tool is incompatible with thinking.
             params["tool_choice"] = {"type": "auto"} if thinking else {"type": "tool", "name": schema.name}
+        elif schema is not None and options.structured != "prompt":
+            output_config["format"] = {"type": "json_schema", "schema": self._output_schema(schema)}
+        if output_config:
+            params["output_config"] = output_config
         return params
 
     async def generate(self, messages: list[ChatMessage], *, schema: AnswerSchema | None,
                        options: GenerateOptions) -> ProviderReply:
         params = self.request_params(messages, schema, options)
         a = self._anthropic
+        request_id = None
         try:
-            message = await self.client.messages.create(**params)
+            if "thinking" in params:
+                async with self.client.messages.stream(**params) as stream:
+                    message = await stream.get_final_message()
+                    request_id = stream.request_id
+            else:
+                message = await self.client.messages.create(**params)
         except a.APITimeoutError:
             raise ProviderError("the Anthropic request timed out", retryable=True, kind="timeout") from None
         except a.APIConnectionError as exc:
             raise ProviderError(f"cannot reach the Anthropic endpoint: {exc}", retryable=True,
                                 kind="connection") from None
         except a.APIStatusError as exc:
-            status = getattr(exc, "status_code", None)
-            retry_after = parse_retry_after(getattr(getattr(exc, "response", None), "headers", None))
-            kind = "rate_limit" if status == 429 else "server" if status and status >= 500 else "client"
-            raise ProviderError(f"HTTP {status}: {short_error_body(getattr(exc, 'body', None) or exc.message)}",
-                                retryable=retryable_status(status), status=status, retry_after=retry_after,
-                                kind=kind) from None
-        return self.parse_message(message, schema)
+            raise _status_error(exc) from None
+        reply = self.parse_message(message, schema)
+        reply.request_id = request_id or getattr(message, "_request_id", None)
+        return reply
 
     # ---- reply ------------------------------------------------------------------------------
     def parse_message(self, message: Any, schema: AnswerSchema | None) -> ProviderReply:
+        import json
+
         texts: list[str] = []
         thinking: list[str] = []
         parsed = None
@@ -128,13 +161,45 @@ class AnthropicProvider:
             elif kind == "tool_use" and (schema is None or block.name == schema.name) and parsed is None:
                 parsed = block.input if isinstance(block.input, dict) else None
         text = "".join(texts)
+        stop = getattr(message, "stop_reason", None)
+        if parsed is None and text and schema is not None and stop not in ("max_tokens", "refusal"):
+            # Structured outputs: the text is the schema-constrained JSON (a cut-off or refused
+            # reply is not, and goes to the seat's tolerant reader as it is).
+            try:
+                value = json.loads(text)
+                parsed = value if isinstance(value, dict) else None
+            except json.JSONDecodeError:
+                parsed = None
         if parsed is not None and not text:
-            import json
-
             text = json.dumps(parsed, ensure_ascii=False)  # the raw reply a transcript shows
-        return ProviderReply(text=text, parsed=parsed, thinking="\n".join(thinking) or None,
+        refusal = None
+        if stop == "refusal":
+            details = getattr(message, "stop_details", None)
+            refusal = text or getattr(details, "explanation", None) or "refused"
+        return ProviderReply(text=text, parsed=parsed, thinking="\n".join(thinking) or None, refusal=refusal,
                              usage=_usage(getattr(message, "usage", None)), model=getattr(message, "model", None),
-                             finish_reason=getattr(message, "stop_reason", None))
+                             finish_reason=stop, response_id=getattr(message, "id", None), api="messages")
+
+
+# Error types the API may send inside a stream that has already answered 200: trying again can succeed.
+RETRYABLE_STREAM_ERRORS = {"overloaded_error": "overloaded", "api_error": "server", "rate_limit_error": "rate_limit"}
+
+
+def _status_error(exc: Any) -> ProviderError:
+    status = getattr(exc, "status_code", None)
+    body = getattr(exc, "body", None)
+    retry_after = parse_retry_after(getattr(getattr(exc, "response", None), "headers", None))
+    message = short_error_body(body or getattr(exc, "message", str(exc)))
+    if status is not None and status < 400:
+        # An ``error`` event inside a stream (say overloaded mid-reply): the HTTP status was 200.
+        err = body.get("error") if isinstance(body, dict) else None
+        kind = RETRYABLE_STREAM_ERRORS.get(err.get("type") if isinstance(err, dict) else "")
+        return ProviderError(f"error in the stream: {message}", retryable=kind is not None,
+                             kind=kind or "server", retry_after=retry_after)
+    kind = ("rate_limit" if status == 429 else "overloaded" if status == 529
+            else "server" if status and status >= 500 else "client")
+    return ProviderError(f"HTTP {status}: {message}", retryable=retryable_status(status), status=status,
+                         retry_after=retry_after, kind=kind)
 
 
 def _block(text: str, cache: bool) -> dict[str, Any]:

@@ -65,12 +65,21 @@ class GenerateOptions(BaseModel):
     temperature: float | None = None
     max_tokens: int = 1024
     seed: int | None = None
-    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
-    thinking_budget: int | None = Field(default=None, description="Anthropic extended thinking budget (>= 1024)")
-    structured: Literal["native", "json_object", "prompt"] = Field(
+    reasoning_effort: Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"] | None = Field(
+        default=None, description="OpenAI reasoning effort (none..xhigh); Anthropic output_config.effort "
+        "(low, medium, high, xhigh, max)")
+    thinking_budget: int | Literal["adaptive"] | None = Field(
+        default=None, description="Anthropic thinking: a token budget (>= 1024, on top of max_tokens) or "
+        "'adaptive' (the model decides how much to think)")
+    reasoning_summary: Literal["auto", "concise", "detailed"] | None = Field(
+        default="auto", description="OpenAI Responses API: ask for a summary of the model's reasoning "
+        "(recorded as the seat's private thinking); None asks for none")
+    structured: Literal["native", "tool", "json_object", "prompt"] = Field(
         default="native",
-        description="native: the provider's schema-constrained output; json_object: JSON mode without a schema "
-        "(servers that lack json_schema); prompt: no constraint, the JSON is extracted from the text")
+        description="native: the provider's schema-constrained output (OpenAI json_schema, Anthropic "
+        "output_config.format); tool: Anthropic forced tool use (models without structured outputs); "
+        "json_object: JSON mode without a schema (servers that lack json_schema); prompt: no constraint, "
+        "the JSON is extracted from the text")
 
 
 class Usage(BaseModel):
@@ -94,16 +103,33 @@ class Usage(BaseModel):
 
 class ProviderReply(BaseModel):
     """What came back: the text, the parsed structured answer if the provider gave one, native
-    thinking text if any, token usage and the provider's own finish reason."""
+    thinking text (or a reasoning summary) if any, a refusal, token usage, and where the reply came
+    from: the model snapshot that served it, its finish reason and the ids a provider's support
+    desk asks for."""
 
     model_config = ConfigDict(extra="forbid")
 
     text: str = ""
     parsed: dict[str, Any] | None = None
     thinking: str | None = None
+    refusal: str | None = Field(default=None, description="the model declined; its words, if it gave any")
     usage: Usage = Field(default_factory=Usage)
-    model: str | None = None
+    model: str | None = Field(default=None, description="the model id the provider says served the call")
     finish_reason: str | None = None
+    request_id: str | None = Field(default=None, description="the provider's request id (a response header)")
+    response_id: str | None = Field(default=None, description="the provider's id of the reply body")
+    system_fingerprint: str | None = None
+    api: str | None = Field(default=None, description="which API served it: chat, responses, messages, ...")
+
+    def provenance(self) -> dict[str, str]:
+        """Where the reply came from, as a transcript records it (the fields the provider gave)."""
+        fields = ("api", "model", "finish_reason", "request_id", "response_id", "system_fingerprint")
+        return {name: value for name in fields if isinstance(value := getattr(self, name), str)}
+
+    @property
+    def truncated(self) -> bool:
+        """The reply was cut off by the token limit (every API names it differently)."""
+        return self.finish_reason in ("length", "max_tokens", "max_output_tokens")
 
 
 class ProviderError(Exception):

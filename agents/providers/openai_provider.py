@@ -1,16 +1,22 @@
-"""OpenAI Chat Completions through the official ``openai`` SDK (3.x), and OpenAI-compatible servers
-(vLLM, Ollama, llama.cpp's server) through a base URL.
+"""OpenAI through the official ``openai`` SDK (3.x): the Responses API and Chat Completions, and
+OpenAI-compatible servers (vLLM, Ollama, llama.cpp's server) through a base URL.
 
-Structured answers use ``response_format`` ``json_schema`` with ``strict`` (the schema's enums carry
-the legal set). Servers without it get ``json_object`` (llama.cpp's server takes the schema beside
-it and constrains its grammar with it). Reasoning models get ``reasoning_effort`` and no
-temperature. The SDK's own retries are off: :mod:`agents.providers.wrapper` owns them.
+``api``: ``responses`` (``client.responses.create``) is the default for OpenAI's reasoning models
+(o-series, gpt-5), which give their reasoning summaries only there: ``reasoning.summary`` is asked
+for and the summary text comes back as :attr:`ProviderReply.thinking`, the seat's private
+reasoning. ``store`` is off unless a seat turns it on (nothing is kept on OpenAI's side). ``chat``
+(``chat.completions.create``) is the default for other models and always for ``local:`` servers.
+
+Structured answers use a strict ``json_schema`` format (the schema's enums carry the legal set).
+Servers without it get ``json_object`` (llama.cpp's server takes the schema beside it and
+constrains its grammar with it). Reasoning models get ``reasoning_effort`` and no temperature. The
+SDK's own retries are off: :mod:`agents.providers.wrapper` owns them.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from agents.providers import secrets
 from agents.providers.base import (
@@ -28,6 +34,14 @@ from agents.providers.base import (
 )
 
 LOCAL_PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but the SDK wants one
+# Model names that reason before answering and give their reasoning summaries only through Responses.
+REASONING_MODEL_PREFIXES = ("o1", "o3", "o4", "gpt-5", "codex")
+
+
+def wants_responses(model: str) -> bool:
+    """OpenAI's reasoning models (o-series, gpt-5 and later): Responses by default."""
+    name = model.rsplit("/", 1)[-1].lower()
+    return name.startswith(REASONING_MODEL_PREFIXES)
 
 
 class OpenAIProvider:
@@ -35,7 +49,8 @@ class OpenAIProvider:
     ``max_tokens`` instead of ``max_completion_tokens`` and JSON mode with the schema beside it."""
 
     def __init__(self, model: str, *, base_url: str | None = None, local: bool = False,
-                 timeout: float = 60.0, organization: str | None = None, name: str | None = None):
+                 timeout: float = 60.0, organization: str | None = None, name: str | None = None,
+                 api: Literal["auto", "chat", "responses"] = "auto", store: bool = False):
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - openai is a core dependency
@@ -52,6 +67,10 @@ class OpenAIProvider:
                                           f"{secrets.keys_file()}), or use local:MODEL@URL for a local server")
             key = LOCAL_PLACEHOLDER_KEY
         self.base_url = url
+        if api not in ("auto", "chat", "responses"):
+            raise ProviderConfigError(f"api={api!r}: choose auto, chat or responses")
+        self.api = api if api != "auto" else ("responses" if not local and wants_responses(model) else "chat")
+        self.store = bool(store)
         # SDK retries off (the wrapper retries, honouring Retry-After); the SDK timeout is a backstop
         # just above the wrapper's own per-attempt timeout.
         self._client_args = dict(api_key=key, base_url=url, organization=organization, max_retries=0,
@@ -92,10 +111,39 @@ class OpenAIProvider:
             params["response_format"] = fmt
         return params
 
+    def responses_params(self, messages: list[ChatMessage], schema: AnswerSchema | None,
+                         options: GenerateOptions) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.model,
+            "input": [{"role": "developer" if m.role == "system" else m.role, "content": m.text} for m in messages],
+            "max_output_tokens": options.max_tokens,
+            "store": self.store,
+        }
+        reasoning: dict[str, Any] = {}
+        if options.reasoning_effort is not None:
+            reasoning["effort"] = options.reasoning_effort
+        if options.reasoning_summary is not None and (options.reasoning_effort not in (None, "none")
+                                                      or wants_responses(self.model)):
+            reasoning["summary"] = options.reasoning_summary
+        if reasoning:
+            params["reasoning"] = reasoning
+        elif options.temperature is not None:
+            params["temperature"] = options.temperature  # reasoning models reject temperature
+        if schema is not None and options.structured in ("native", "tool"):
+            params["text"] = {"format": {"type": "json_schema", "name": schema.name, "description": schema.description,
+                                         "schema": strict_subset(schema.json_schema), "strict": True}}
+        elif schema is not None and options.structured == "json_object":
+            params["text"] = {"format": {"type": "json_object"}}
+        return params
+
     async def generate(self, messages: list[ChatMessage], *, schema: AnswerSchema | None,
                        options: GenerateOptions) -> ProviderReply:
-        params = self.request_params(messages, schema, options)
+        structured = schema is not None and options.structured != "prompt"
         try:
+            if self.api == "responses":
+                response = await self.client.responses.create(**self.responses_params(messages, schema, options))
+                return self.parse_response(response, structured)
+            params = self.request_params(messages, schema, options)
             completion = await self.client.chat.completions.create(**params)
         except self._openai.APITimeoutError:
             raise ProviderError("the OpenAI request timed out", retryable=True, kind="timeout") from None
@@ -104,9 +152,39 @@ class OpenAIProvider:
                                 kind="connection") from None
         except self._openai.APIStatusError as exc:
             raise _status_error(exc) from None
-        return self.parse_completion(completion, schema is not None and options.structured != "prompt")
+        return self.parse_completion(completion, structured)
 
     # ---- reply ------------------------------------------------------------------------------
+    def parse_response(self, response: Any, structured: bool) -> ProviderReply:
+        """A Responses API reply: reasoning items (their summaries), message items (output text or a
+        refusal). ``status: incomplete`` with ``max_output_tokens`` is a cut-off."""
+        texts: list[str] = []
+        summaries: list[str] = []
+        refusals: list[str] = []
+        for item in getattr(response, "output", None) or []:
+            kind = getattr(item, "type", None)
+            if kind == "reasoning":
+                summaries += [getattr(part, "text", "") or "" for part in getattr(item, "summary", None) or []]
+            elif kind == "message":
+                for part in getattr(item, "content", None) or []:
+                    if getattr(part, "type", None) == "output_text":
+                        texts.append(part.text or "")
+                    elif getattr(part, "type", None) == "refusal":
+                        refusals.append(getattr(part, "refusal", "") or "")
+        text = "".join(texts)
+        refusal = "".join(refusals) or None
+        if refusal and not text:
+            text = refusal
+        status = getattr(response, "status", None)
+        incomplete = getattr(getattr(response, "incomplete_details", None), "reason", None)
+        finish = incomplete if status == "incomplete" and incomplete else ("refusal" if refusal else status)
+        parsed = _parse_json(text) if structured and not refusal and status != "incomplete" else None
+        return ProviderReply(text=text, parsed=parsed, thinking="\n\n".join(s for s in summaries if s) or None,
+                             refusal=refusal, usage=_responses_usage(getattr(response, "usage", None)),
+                             model=getattr(response, "model", None), finish_reason=finish,
+                             request_id=getattr(response, "_request_id", None),
+                             response_id=getattr(response, "id", None), api="responses")
+
     def parse_completion(self, completion: Any, structured: bool) -> ProviderReply:
         if not getattr(completion, "choices", None):
             raise ProviderError("the reply has no choices", retryable=True, kind="server")
@@ -118,16 +196,26 @@ class OpenAIProvider:
             text = refusal
         extra = getattr(message, "model_extra", None) or {}
         thinking = extra.get("reasoning_content") or extra.get("reasoning") or None
-        parsed = None
-        if structured and text:
-            try:
-                value = json.loads(text)
-                parsed = value if isinstance(value, dict) else None
-            except json.JSONDecodeError:
-                parsed = None  # the agent's tolerant extraction and repair take it from here
+        parsed = _parse_json(text) if structured and not (refusal and text == refusal) else None
         return ProviderReply(text=text, parsed=parsed, thinking=thinking if isinstance(thinking, str) else None,
-                             usage=_usage(getattr(completion, "usage", None)), model=getattr(completion, "model", None),
-                             finish_reason=getattr(choice, "finish_reason", None))
+                             refusal=refusal or None, usage=_usage(getattr(completion, "usage", None)),
+                             model=getattr(completion, "model", None),
+                             finish_reason=getattr(choice, "finish_reason", None),
+                             request_id=getattr(completion, "_request_id", None),
+                             response_id=getattr(completion, "id", None),
+                             system_fingerprint=getattr(completion, "system_fingerprint", None),
+                             api="chat")
+
+
+def _parse_json(text: str) -> dict[str, Any] | None:
+    """The structured reply as a dict; None hands it to the seat's tolerant extraction and repair."""
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 # Keywords left out of a strict schema: not every model accepts them in strict mode, and the
@@ -149,6 +237,14 @@ def _usage(u: Any) -> Usage:
     cached = getattr(getattr(u, "prompt_tokens_details", None), "cached_tokens", None) or 0
     reasoning = getattr(getattr(u, "completion_tokens_details", None), "reasoning_tokens", None) or 0
     return Usage(input=u.prompt_tokens or 0, output=u.completion_tokens or 0, cached=cached, reasoning=reasoning)
+
+
+def _responses_usage(u: Any) -> Usage:
+    if u is None:
+        return Usage()
+    cached = getattr(getattr(u, "input_tokens_details", None), "cached_tokens", None) or 0
+    reasoning = getattr(getattr(u, "output_tokens_details", None), "reasoning_tokens", None) or 0
+    return Usage(input=u.input_tokens or 0, output=u.output_tokens or 0, cached=cached, reasoning=reasoning)
 
 
 def _status_error(exc: Any) -> ProviderError:
