@@ -10,6 +10,9 @@ Ray ever imports it. The division of labour keeps every guarantee of the local e
   an atomic rename, and drives the progress display, so ``--resume`` and ``arena merge`` work exactly
   as with the process executor: a game whose result never came back is simply replayed.
 
+The tournament's shared rate limits live in one Ray actor (``arena-ratelimit-<run>``) that every
+task's provider calls consult, so the whole cluster keeps to each account's allowance.
+
 Nodes need this package (same version: the transcript header records it) and the agents'
 dependencies installed, or a ``runtime_env`` set up by the user's cluster config.
 """
@@ -20,7 +23,8 @@ import asyncio
 import os
 from typing import Any
 
-from arena.tournament import ScheduledGame, TournamentError, play_to_text
+from arena import ratelimit
+from arena.executors import GameJob, GameOutcome, TournamentError, play_to_text, store_transcript
 
 try:
     import ray
@@ -42,8 +46,8 @@ def _check_reachable(address: str) -> None:
         raise TournamentError(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}") from None
 
 
-class RayRunner:
-    """Connects to (or starts) a Ray instance and plays games as tasks. ``close`` when done.
+class RayExecutor:
+    """Connects to (or starts) a Ray instance and plays games as tasks (an :class:`arena.executors.Executor`).
 
     ``address``: a cluster address (``ray://host:10001``, ``host:6379``, ``auto``); default
     ``RAY_ADDRESS``, else a Ray instance already running on this machine, else a new local one. A
@@ -51,7 +55,9 @@ class RayRunner:
     running.
     """
 
-    def __init__(self, address: str | None = None, task_cpus: float = 1.0):
+    def __init__(self, job: GameJob, address: str | None = None, task_cpus: float = 1.0,
+                 accounts: dict[str, Any] | None = None):
+        self.job = job
         self.owns_session = not ray.is_initialized()
         if self.owns_session:
             address = address or os.environ.get("RAY_ADDRESS") or None
@@ -68,22 +74,35 @@ class RayRunner:
         # Retries cover a lost worker or node only (not a game's own exception); a game is deterministic
         # and only the driver writes, so a retried game cannot be stored twice or differently.
         self._remote = ray.remote(num_cpus=task_cpus, max_retries=3)(play_to_text)
-
+        self._limiter = None
+        self.limits_json = None
+        if accounts:
+            name = f"arena-ratelimit-{os.getpid()}-{id(self):x}"
+            self._limiter = ratelimit.start_ray_actor(name)
+            self.limits_json = ratelimit.LimitsSetup(accounts=accounts, backend=f"ray:{name}").model_dump_json()
+            ratelimit.install_json(self.limits_json)  # a watched game plays in this process
     def slots(self) -> int:
         """How many games the cluster runs at once with ``task_cpus`` each (at least one)."""
         cpus = float(ray.cluster_resources().get("CPU", 1.0))
         return max(1, int(cpus // self.task_cpus) if self.task_cpus > 0 else int(cpus))
 
-    async def play(self, game: ScheduledGame, factory_path: str, lang: str) -> tuple[str, str, float | None, float | None]:
-        """(transcript text, winner, tokens, cost) of one game played on the cluster."""
-        ref = self._remote.options(name=f"arena-game:{game.game_id}").remote(game.model_dump_json(), factory_path, lang)
+    async def play(self, game: Any) -> GameOutcome:
+        """Play one game on the cluster and store its transcript in the output folder."""
+        ref = self._remote.options(name=f"arena-game:{game.game_id}").remote(
+            game.model_dump_json(), self.job.factory_path, self.job.lang, self.limits_json)
         try:
-            return await ref
+            text, winner, tokens, cost = await ref
         except asyncio.CancelledError:
             # Ctrl-C or a failing driver: free the cluster; the game stays unfinished in the index.
             ray.cancel(ref, force=True)
             raise
+        store_transcript(self.job.out, game.game_id, text)
+        return GameOutcome(winner, tokens, cost)
 
     def close(self) -> None:
+        if self._limiter is not None:
+            ratelimit.install(None)
+            ray.kill(self._limiter)
+            self._limiter = None
         if self.owns_session and ray.is_initialized():
             ray.shutdown()

@@ -21,10 +21,14 @@ Schedules (``seating``):
   every entry (k = 2: the mirror swaps every seat).
 * ``self``: every entry fills the whole table alone, on every deal (the board's own side balance).
 
-Executors: ``async`` (games as coroutines in this process), ``process`` (a worker process per concurrent
-game), ``ray`` (a Ray task per game, :mod:`arena.ray_executor`, imported only then: the task returns
-the transcript's text and this process stores it, so index and resume are the same for all three).
-``watch`` plays one chosen game in this process, in a thread, feeding a live view.
+Executors (:mod:`arena.executors`, one protocol): ``async`` (games as coroutines in this process),
+``process`` (a worker process per concurrent game), ``ray`` (a Ray task per game,
+:mod:`arena.ray_executor`, imported only then: the task returns the transcript's text and this
+process stores it, so index and resume are the same for all three). ``watch`` plays one chosen game
+in this process, in a thread, feeding a live view.
+
+``rate_limits`` names each provider account's allowance once (requests and tokens per minute); every
+game of the run, whichever executor plays it, shares it (:mod:`arena.ratelimit`).
 
 This module never imports ``agents``: the caller passes an agent factory (``agents.registry:make_agent``
 from the CLI), named by import path so that worker processes can rebuild it.
@@ -34,12 +38,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import importlib
 import json
-import os
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
@@ -50,13 +51,24 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from arena.config import ConfigError
 from arena.credentials import credential_problems, scrub
 from arena.durable import FolderBusy, FolderLock, cut_torn_tail, write_atomic
-from arena.gc_policy import relax_young_collections
+from arena.executors import (
+    AsyncExecutor,
+    Executor,
+    GameJob,
+    GameOutcome,
+    ProcessExecutor,
+    TournamentError,
+    limits_for,
+    play_scheduled,
+    resolve_factory,
+    store_transcript,
+    transcript_path,
+)
+from arena.ratelimit import RateLimit
+
+__all__ = ["TournamentError", "TournamentConfig", "run_tournament", "store_transcript", "Executor"]
 
 DEFAULT_FACTORY = "agents.registry:make_agent"
-
-
-class TournamentError(ConfigError):
-    """A tournament config or output folder is wrong; the message says what (the CLI prints it)."""
 
 
 # --- config -------------------------------------------------------------------------------------
@@ -127,6 +139,9 @@ class TournamentConfig(BaseModel):
     lang: str = "en"
     out: str = "tournaments/out"
     concurrency: int = Field(4, ge=1)
+    rate_limits: dict[str, RateLimit] = Field(default_factory=dict, description=(
+        "per provider account (a provider's name, or a seat's `account` option): requests_per_minute, "
+        "tokens_per_minute; shared by every game of the run on every executor"))
 
     @field_validator("roster")
     @classmethod
@@ -307,10 +322,6 @@ class Index:
             self.done_count[entry.game_id] = self.done_count.get(entry.game_id, 0) + 1
 
 
-def transcript_path(out: Path, game_id: str) -> Path:
-    return out / "games" / f"{game_id}.jsonl"
-
-
 def transcript_complete(path: Path) -> tuple[bool, str | None]:
     """(complete and not abandoned, winner) for a transcript on disk."""
     from arena.evaluate.load import load_game
@@ -328,108 +339,12 @@ def transcript_complete(path: Path) -> tuple[bool, str | None]:
 # --- playing ------------------------------------------------------------------------------------
 
 
-def resolve_factory(path: str) -> Callable[..., Any]:
-    module, _, attr = path.partition(":")
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise TournamentError(f"cannot load the agent factory {path!r}: {exc}") from None
-
-
-def _usage_totals(blob: bytes) -> tuple[float | None, float | None]:
-    if b'"usage":{' not in blob:
-        return None, None
-    from arena.evaluate.metrics import _cost, _tokens
-
-    tokens = cost = 0.0
-    for raw in blob.splitlines():
-        if raw.startswith(b'{"type":"decision"') and b'"usage":{' in raw:
-            usage = json.loads(raw).get("usage") or {}
-            tokens += _tokens(usage) or 0.0
-            cost += _cost(usage) or 0.0
-    return tokens, cost
-
-
-async def _play_into(game: ScheduledGame, writer: Any, factory: Callable[..., Any], lang: str,
-                     on_event: Callable[[Any], None] | None = None) -> str:
-    """Play one game of the schedule into ``writer``; returns the winner."""
-    from arena.engine import GameSetup
-    from arena.referee import run_game
-
-    setup = GameSetup(preset=game.preset, seed=game.seed, rules=dict(game.rules), game_index=game.game_index)
-    agents = [factory(spec, seat=i + 1, seed=game.seed, lang=lang, **game.options[i])
-              for i, spec in enumerate(game.specs)]
-    result = await run_game(setup, agents, writer=writer, specs=game.specs, lang=lang, game_id=game.game_id,
-                            labels=game.labels, on_event=on_event)
-    return result.winner
-
-
-async def play_scheduled(game: ScheduledGame, out: Path, factory: Callable[..., Any], lang: str,
-                         on_event: Callable[[Any], None] | None = None) -> tuple[str, float | None, float | None]:
-    """Play one game into ``ID.jsonl.part`` and rename it when complete. Returns (winner, tokens, cost)."""
-    from arena.transcript import TranscriptWriter
-
-    final = transcript_path(out, game.game_id)
-    part = final.with_name(final.name + ".part")
-    part.unlink(missing_ok=True)
-    with TranscriptWriter(part) as writer:
-        winner = await _play_into(game, writer, factory, lang, on_event)
-    os.replace(part, final)  # atomic: a transcript under its final name is always complete
-    tokens, cost = _usage_totals(final.read_bytes())
-    return winner, tokens, cost
-
-
-def store_transcript(out: Path, game_id: str, text: str) -> None:
-    """Write a transcript played elsewhere (a Ray worker) the way a local game ends: ``.part``, then rename."""
-    final = transcript_path(out, game_id)
-    part = final.with_name(final.name + ".part")
-    with open(part, "w", encoding="utf-8") as fh:  # the same encoding and newlines as TranscriptWriter
-        fh.write(text)
-    os.replace(part, final)
-
-
-def _pool_context() -> Any:
-    """Workers start from a clean server process, not by forking this one: a fork copies locks that
-    other threads hold at that instant (the watched game's thread, rich's refresh thread, an import
-    in progress) and the child can hang on them forever."""
-    import multiprocessing
-
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-
-
-def _play_in_worker(game_json: str, out: str, factory_path: str, lang: str) -> tuple[str, float | None, float | None]:
-    relax_young_collections()  # a worker process plays game after game (arena.gc_policy)
-    game = ScheduledGame.model_validate_json(game_json)
-    return asyncio.run(play_scheduled(game, Path(out), resolve_factory(factory_path), lang))
-
-
-def play_to_text(game_json: str, factory_path: str, lang: str) -> tuple[str, str, float | None, float | None]:
-    """Play one game in memory: (transcript text, winner, tokens, cost).
-
-    For executors whose workers may sit on other machines (Ray): the worker never touches the output
-    folder; the driver stores the text, so the index, the ``.part`` discipline and resume stay local.
-    """
-    import io
-
-    from arena.transcript import TranscriptWriter
-
-    relax_young_collections()  # a Ray worker plays game after game (arena.gc_policy)
-    game = ScheduledGame.model_validate_json(game_json)
-    buffer = io.StringIO()
-    writer = TranscriptWriter(stream=buffer)
-    winner = asyncio.run(_play_into(game, writer, resolve_factory(factory_path), lang))
-    text = buffer.getvalue()
-    tokens, cost = _usage_totals(text.encode("utf-8"))
-    return text, winner, tokens, cost
-
-
 class WatchStopped(Exception):
     """The watched game was stopped because the tournament around it was interrupted."""
 
 
 def _play_watched(game: ScheduledGame, out: Path, factory_path: str, lang: str, on_event: Callable[[Any], None],
-                  stop: Any) -> tuple[str, float | None, float | None]:
+                  stop: Any) -> GameOutcome:
     """The watched game, in a thread of this process with its own event loop: the live view paces it
     with sleeps, which must hold up neither the other games nor the driver's bookkeeping."""
 
@@ -529,7 +444,7 @@ async def run_tournament(
     resume: bool = False,
     shard: tuple[int, int] | None = None,
     concurrency: int | None = None,
-    executor: Literal["async", "process", "ray"] = "async",
+    executor: Literal["async", "process", "ray"] | Executor = "async",
     factory_path: str = DEFAULT_FACTORY,
     on_progress: Callable[[Progress], None] | None = None,
     ray_address: str | None = None,
@@ -540,7 +455,8 @@ async def run_tournament(
     """Play every unfinished game of (this shard of) the schedule.
 
     ``executor``: ``async`` (coroutines in this process), ``process`` (a worker process per concurrent
-    game) or ``ray`` (a Ray task per game on ``ray_address``, see :mod:`arena.ray_executor`).
+    game) or ``ray`` (a Ray task per game on ``ray_address``, see :mod:`arena.ray_executor`), or any
+    :class:`arena.executors.Executor` (closed when the run ends).
     ``watch``: the id of one game to play first, in this process, handing each of its events to
     ``on_watch_event`` (a live view) while the other games run on the executor as usual.
     """
@@ -551,11 +467,31 @@ async def run_tournament(
     if watch is not None:
         find_game(schedule, watch)  # fail before touching the output folder
     lock = lock_folder(out)
+    runner: Executor | None = None
     try:
-        return await _run_locked(cfg, out, schedule, resume, shard, concurrency, executor, factory_path,
-                                 on_progress, ray_address, ray_task_cpus, watch, on_watch_event, t0)
+        job = GameJob(out=out, factory_path=factory_path, lang=cfg.lang)
+        if isinstance(executor, str):
+            runner = make_executor(executor, job, concurrency or cfg.concurrency, accounts=dict(cfg.rate_limits),
+                                   ray_address=ray_address, ray_task_cpus=ray_task_cpus)
+            # A cluster is sized by its CPUs, not by the config's one-machine concurrency.
+            slots = concurrency or (max(cfg.concurrency, runner.slots()) if executor == "ray" else cfg.concurrency)
+        else:
+            runner, slots = executor, concurrency or executor.slots()
+        watched = Watch(watch, on_watch_event or (lambda event: None), job) if watch is not None else None
+        return await _run_locked(cfg, out, schedule, resume, shard, runner, slots, watched, on_progress, t0)
     finally:
+        if runner is not None:
+            runner.close()
         lock.release()
+
+
+@dataclass(frozen=True)
+class Watch:
+    """The one game played in this process, in a thread, its events handed to a live view."""
+
+    game_id: str
+    on_event: Callable[[Any], None]
+    job: GameJob
 
 
 def check_before_start(cfg: TournamentConfig, factory: Callable[..., Any]) -> None:
@@ -592,10 +528,8 @@ def lock_folder(out: Path) -> FolderLock:
 
 
 async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[ScheduledGame], resume: bool,
-                      shard: tuple[int, int] | None, concurrency: int | None, executor: str, factory_path: str,
-                      on_progress: Callable[[Progress], None] | None, ray_address: str | None,
-                      ray_task_cpus: float, watch: str | None, on_watch_event: Callable[[Any], None] | None,
-                      t0: float) -> TournamentResult:
+                      shard: tuple[int, int] | None, runner: Executor, slots: int, watch: Watch | None,
+                      on_progress: Callable[[Progress], None] | None, t0: float) -> TournamentResult:
     index = prepare_out(cfg, out, schedule, resume, shard)
     # Whatever a crash left half-written is discarded and replayed.
     parts = list((out / "games").glob("*.jsonl.part"))
@@ -616,30 +550,21 @@ async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[Scheduled
             path.unlink()  # should not happen (rename is atomic), but never trust a partial file
         todo.append(game)
     if watch is not None:
-        if not any(g.game_id == watch for g in todo):
-            raise TournamentError(f"--watch {watch}: that game is already finished in {out}; "
-                                  f"replay it with `arena view {transcript_path(out, watch)}`")
-        todo.sort(key=lambda g: g.game_id != watch)  # the watched game starts at once, not last
+        if not any(g.game_id == watch.game_id for g in todo):
+            raise TournamentError(f"--watch {watch.game_id}: that game is already finished in {out}; "
+                                  f"replay it with `arena view {transcript_path(out, watch.game_id)}`")
+        todo.sort(key=lambda g: g.game_id != watch.game_id)  # the watched game starts at once, not last
 
     progress = Progress(total=len(schedule), skipped=skipped)
     failed: list[str] = []
-    factory = resolve_factory(factory_path)
-    runner = None
-    if executor == "ray":
-        from arena.ray_executor import RayRunner  # lazily: Ray is an optional extra
-
-        runner = RayRunner(ray_address, task_cpus=ray_task_cpus)
-    # A cluster is sized by its CPUs, not by the config's one-machine concurrency.
-    limit = concurrency or (max(cfg.concurrency, runner.slots()) if runner is not None else cfg.concurrency)
-    semaphore = asyncio.Semaphore(limit)
-    pool = ProcessPoolExecutor(max_workers=limit, mp_context=_pool_context()) if executor == "process" else None
-    loop = asyncio.get_running_loop()
+    semaphore = asyncio.Semaphore(slots)
     watch_stop = threading.Event()
 
-    async def play_watched(game: ScheduledGame) -> tuple[str, float | None, float | None]:
+    async def play_watched(game: ScheduledGame) -> GameOutcome:
         try:
-            return await asyncio.to_thread(_play_watched, game, out, factory_path, cfg.lang,
-                                           on_watch_event or (lambda event: None), watch_stop)
+            assert watch is not None
+            return await asyncio.to_thread(_play_watched, game, out, watch.job.factory_path, cfg.lang,
+                                           watch.on_event, watch_stop)
         except asyncio.CancelledError:
             watch_stop.set()  # the thread cannot be cancelled; it stops at the game's next event
             raise
@@ -655,16 +580,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[Scheduled
             report()
             start = time.monotonic()
             try:
-                if game.game_id == watch:
-                    winner, tokens, cost = await play_watched(game)
-                elif runner is not None:
-                    text, winner, tokens, cost = await runner.play(game, factory_path, cfg.lang)
-                    store_transcript(out, game.game_id, text)
-                elif pool is not None:
-                    winner, tokens, cost = await loop.run_in_executor(
-                        pool, _play_in_worker, game.model_dump_json(), str(out), factory_path, cfg.lang)
-                else:
-                    winner, tokens, cost = await play_scheduled(game, out, factory, cfg.lang)
+                watched = watch is not None and game.game_id == watch.game_id
+                winner, tokens, cost = await (play_watched(game) if watched else runner.play(game))
             except (KeyboardInterrupt, asyncio.CancelledError):
                 raise
             except Exception as exc:  # an engine or agent bug fails this game, not the tournament
@@ -688,12 +605,26 @@ async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[Scheduled
         await asyncio.gather(*(one(g) for g in todo))
     finally:
         watch_stop.set()
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
-        if runner is not None:
-            runner.close()
     return TournamentResult(out=str(out), scheduled=len(schedule), played=progress.played, skipped=skipped,
                             failed=failed, discarded_parts=len(parts), seconds=round(time.monotonic() - t0, 3))
+
+
+def make_executor(name: str, job: GameJob, slots: int, *, accounts: dict[str, RateLimit],
+                  ray_address: str | None = None, ray_task_cpus: float = 1.0) -> Executor:
+    """The executor called ``name``, joined to the run's shared rate limits: one process's buckets
+    (async), a file-locked bucket in the output folder (process pool), one Ray actor (ray)."""
+    from dataclasses import replace
+
+    if name == "async":
+        return AsyncExecutor(replace(job, limits_json=limits_for(accounts, "local")), slots)
+    if name == "process":
+        folder = job.out / ".ratelimit"
+        return ProcessExecutor(replace(job, limits_json=limits_for(accounts, f"file:{folder}")), slots)
+    if name == "ray":
+        from arena.ray_executor import RayExecutor  # lazily: Ray is an optional extra
+
+        return RayExecutor(job, ray_address, task_cpus=ray_task_cpus, accounts=accounts)
+    raise TournamentError(f"unknown executor {name!r}; choose async, process or ray")
 
 
 # --- merge --------------------------------------------------------------------------------------

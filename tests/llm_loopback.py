@@ -220,3 +220,68 @@ class LoopbackServer:
     def __exit__(self, *exc: object) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+def schema_instance(schema: Any) -> Any:
+    """A value that satisfies ``schema`` (the subset answer schemas use): the first enum value, the
+    first non-null branch, the shortest array allowed. A stand-in model for load tests."""
+    if not isinstance(schema, dict):
+        return None
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            branches = [b for b in schema[key] if b.get("type") != "null"] or schema[key]
+            return schema_instance(branches[0])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {name: schema_instance(props[name]) for name in schema.get("required", list(props))}
+    if kind == "array":
+        n = schema.get("minItems", 0)
+        items = schema.get("items", {})
+        if "enum" in items:
+            return items["enum"][:n]
+        return [schema_instance(items) for _ in range(n)]
+    if kind == "string":
+        return "ok"
+    if kind == "boolean":
+        return False
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 0)
+    return None
+
+
+class RateLimitedModel:
+    """A loopback model behind a request-rate limit, like a provider account: a token bucket of
+    ``per_second`` requests (burst: one second's worth); above it, 429 with ``Retry-After``. Below
+    it, an OpenAI Chat Completion whose content satisfies the request's schema."""
+
+    def __init__(self, per_second: float, retry_after: float = 1.0):
+        self.per_second = per_second
+        self.retry_after = retry_after
+        self.tokens = per_second
+        self.updated = time.monotonic()
+        self.ok = 0
+        self.limited = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, body: Any, headers: Any) -> Reply:
+        with self._lock:
+            now = time.monotonic()
+            self.tokens = min(self.tokens + (now - self.updated) * self.per_second, self.per_second)
+            self.updated = now
+            if self.tokens < 1:
+                self.limited += 1
+                return Reply(status=429, headers={"retry-after": f"{self.retry_after:g}"},
+                             body={"error": {"message": "Rate limit reached for requests", "type": "requests",
+                                             "code": "rate_limit_exceeded"}})
+            self.tokens -= 1
+            self.ok += 1
+        fmt = (body or {}).get("response_format") or {}
+        schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema") or {}
+        return Reply(body=openai_completion(json.dumps(schema_instance(schema)), model="loopback-1"))

@@ -50,13 +50,13 @@ def test_ray_executor_matches_the_process_executor(ray_session: object, tmp_path
     from arena import ray_executor
 
     tasks: list[str] = []
-    real_play = ray_executor.RayRunner.play
+    real_play = ray_executor.RayExecutor.play
 
-    async def counting_play(self, game, factory_path, lang):  # type: ignore[no-untyped-def]
+    async def counting_play(self, game):  # type: ignore[no-untyped-def]
         tasks.append(game.game_id)
-        return await real_play(self, game, factory_path, lang)
+        return await real_play(self, game)
 
-    monkeypatch.setattr(ray_executor.RayRunner, "play", counting_play)
+    monkeypatch.setattr(ray_executor.RayExecutor, "play", counting_play)
     cfg = config(tmp_path)
     seen: list[Progress] = []
     started = time.monotonic()

@@ -30,6 +30,7 @@ from agents.providers.base import (
     Usage,
 )
 from agents.providers.secrets import redact
+from arena.ratelimit import estimate_tokens, limiter_for
 from arena.resources import data_dir
 
 PRICES_PATH = data_dir("configs") / "prices.yaml"
@@ -46,6 +47,9 @@ class CallPolicy(BaseModel):
     backoff_max: float = Field(default=30.0, ge=0)
     max_retry_after: float = Field(default=60.0, ge=0, description="cap on a server's Retry-After")
     concurrency: int = Field(default=8, ge=1)
+    account: str | None = Field(default=None, description=(
+        "the provider account whose shared rate limit this seat's calls count against (a tournament's "
+        "rate_limits); None: the provider's name"))
 
 
 class TryRecord(BaseModel):
@@ -191,11 +195,19 @@ class ManagedProvider:
         result = CallResult()
         start = time.perf_counter()
         waited = 0.0
+        limiter = limiter_for(self.policy.account or self.provider.name)
+        reserved = estimate_tokens(sum(len(m.text) for m in messages), options.max_tokens) if limiter else 0.0
         for attempt in range(self.policy.max_retries + 1):
+            if limiter is not None:
+                await limiter.acquire(reserved)  # the account's shared budget, before the clock starts
             t0 = time.perf_counter()
             try:
                 reply = await self._one_try(messages, schema, options)
             except ProviderError as err:
+                if limiter is not None:
+                    await limiter.settle(-reserved)  # a failed call is not billed
+                    if err.kind == "rate_limit":  # every game of the account holds off, not this one alone
+                        await limiter.pause(self._backoff(attempt, err))
                 record = TryRecord(error=redact(str(err)), kind=err.kind, status=err.status, waited_s=waited,
                                    latency_ms=round((time.perf_counter() - t0) * 1000, 3))
                 result.tries.append(record)
@@ -211,6 +223,8 @@ class ManagedProvider:
             result.tries.append(TryRecord(waited_s=waited, latency_ms=round((time.perf_counter() - t0) * 1000, 3)))
             result.reply = reply
             result.usage = reply.usage.model_copy()
+            if limiter is not None:
+                await limiter.settle(reply.usage.input + reply.usage.output - reserved)
             break
         result.latency_ms = round((time.perf_counter() - start) * 1000, 3)
         # A LangChain model prices as the SDK under it (``price_provider``), others by their name.
