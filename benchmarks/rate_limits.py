@@ -20,6 +20,7 @@ because a call finally failed, wall time and games per minute.
 from __future__ import annotations
 
 import argparse
+import logging
 import asyncio
 import json
 import sys
@@ -73,6 +74,8 @@ def main() -> None:
     parser.add_argument("--board", default="std-tucheng-9")
     parser.add_argument("--executor", choices=["async", "process"], default="async")
     args = parser.parse_args()
+    # An SDK client dropped after its event loop closed logs a harmless "Event loop is closed".
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     print(f"{args.games} concurrent games on {args.board}, server limit {args.rate:g} requests/s "
           f"(429 + Retry-After {args.retry_after:g}s above it), executor {args.executor}")
     for shared in (False, True):
