@@ -49,6 +49,7 @@ class PromptBook:
     roles: dict[str, Any]
     events: dict[str, Any]
     decisions: dict[str, Any]
+    reasons: dict[str, str] = field(default_factory=dict)  # reason ids in words (the narration's table)
 
     @property
     def mark(self) -> str:
@@ -64,7 +65,10 @@ def prompt_book(lang: str) -> PromptBook:
     def load(name: str) -> dict[str, Any]:
         return yaml.safe_load((d / f"llm_{name}.yaml").read_text(encoding="utf-8")) or {}
 
-    return PromptBook(load("system"), load("roles"), load("events"), load("decisions"))
+    from arena.narration import templates
+
+    return PromptBook(load("system"), load("roles"), load("events"), load("decisions"),
+                      reasons=dict(templates(lang)["reason"]))
 
 
 def quote_speech(text: str, mark: str = "⚖") -> str:
@@ -104,6 +108,10 @@ class EventRenderer:
     def role(self, role: Any) -> str:
         value = getattr(role, "value", role)
         return self.b.system.get("role_names", {}).get(value, str(value))
+
+    def reason(self, reason: Any) -> str:
+        value = getattr(reason, "value", reason)
+        return self.b.reasons.get(value, str(value))
 
     def phase_header(self, phase: str) -> str:
         night = phase.startswith("N")
@@ -248,7 +256,7 @@ class EventRenderer:
             return fmt(ev[k], ballot=name, tally=tally)
         if k == "sheriff_elected":
             return fmt(ev[k], seat=self.s(e.seat)) if e.seat is not None else fmt(ev["sheriff_elected_none"],
-                                                                                   reason=e.reason)
+                                                                                   reason=self.reason(e.reason))
         if k == "badge_moved":
             return fmt(ev[f"badge_{e.action}"], from_seat=self.s(e.from_seat), to_seat=self.s(e.to_seat))
         if k == "speech_order":
@@ -261,12 +269,12 @@ class EventRenderer:
             return fmt(ev[k], seats=self.seats(e.seats))
         if k == "exile_result":
             return fmt(ev[k], seat=self.s(e.seat)) if e.seat is not None else fmt(ev["exile_result_none"],
-                                                                                 reason=e.reason)
+                                                                                 reason=self.reason(e.reason))
         if k == "answer_refused":
             return fmt(ev[k], kind=e.kind, error=quote_speech(e.error, self.b.mark), used=e.used)
         if k == "game_ended":
             winner = self.t.get("winners", {}).get(getattr(e.winner, "value", e.winner), e.winner)
-            return fmt(ev[k], winner=winner, reason=e.reason)
+            return fmt(ev[k], winner=winner, reason=self.reason(e.reason))
         if k == "lovers_linked":
             return fmt(ev[k], lovers=self.seats(e.lovers))
         if k == "lovers_recognised":

@@ -35,7 +35,7 @@ from arena.events import (
 )
 from arena.flow import DayEnds, Flow, GameOver, SetupError
 from arena.state import GameState, Player, apply_event
-from arena.types import Role, Winner, is_wolf_card, phase_name
+from arena.types import Role, Winner, WinReason, is_wolf_card, phase_name
 
 
 @dataclass
@@ -100,7 +100,7 @@ class Game:
         self._pending: list[DecisionRequest] = []
         # Bookkeeping of the flow that is not game state (no player could observe it).
         self.batch_counter = 0
-        self.pending_result: tuple[Winner, str] | None = None
+        self.pending_result: tuple[Winner, WinReason] | None = None
         self.day_silenced = False
         self.last_words_pool = 0
         self.election_self_destructs = 0
@@ -195,7 +195,7 @@ class Game:
         values = yield reqs
         return dict(zip([r.seat for r in reqs], values))
 
-    def end(self, winner: Winner, reason: str) -> None:
+    def end(self, winner: Winner, reason: WinReason) -> None:
         self.emit(GameEnded(phase=self.state.phase, winner=winner, reason=reason))
         raise GameOver()
 
@@ -224,7 +224,7 @@ class Game:
         except GameOver:
             return
         if not self.over:  # the cycle only returns through a result; guard anyway
-            self.emit(GameEnded(phase=self.state.phase, winner=Winner.DRAW, reason="no result"))
+            self.emit(GameEnded(phase=self.state.phase, winner=Winner.DRAW, reason=WinReason.NO_RESULT))
 
     def _announce_setup(self) -> None:
         state = self.state

@@ -6,11 +6,11 @@ writer; ``arena.state`` folds them into the game state; ``arena.observation`` fi
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
-from arena.types import Cause, Role, Winner
+from arena.types import LEGACY_WIN_REASONS, Cause, Role, Winner, WinReason
 
 
 class Visibility(BaseModel):
@@ -449,7 +449,13 @@ class VotersPunished(_Event):
 class GameEnded(_Event):
     type: Literal["game_ended"] = "game_ended"
     winner: Winner
-    reason: str
+    reason: WinReason
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _legacy_reason(cls, value: Any) -> Any:
+        """Older transcripts wrote the reason as an English sentence; read it as its id."""
+        return LEGACY_WIN_REASONS.get(value, value) if isinstance(value, str) else value
 
 
 Event = Annotated[

@@ -32,6 +32,14 @@ def templates(lang: str) -> dict[str, Any]:
     return yaml.safe_load((PROMPTS_DIR / lang / "narration.yaml").read_text(encoding="utf-8"))
 
 
+def reason_text(reason: Any, texts: dict[str, Any] | str) -> str:
+    """A reason id in the words of a language (``reason`` in ``prompts/<lang>/narration.yaml``); ``texts`` is
+    a language code or its loaded templates. An id without words is shown as it is rather than lost."""
+    table = templates(texts) if isinstance(texts, str) else texts
+    value = getattr(reason, "value", reason)
+    return table["reason"].get(value, value)
+
+
 class Narrator:
     def __init__(self, lang: str = "en", god_view: bool = True, seat: int | None = None):
         self.t = templates(lang)
@@ -48,6 +56,14 @@ class Narrator:
     def role(self, role: Any) -> str:
         value = getattr(role, "value", role)
         return self.t["role"].get(value, value)
+
+    def reason(self, reason: Any) -> str:
+        """A reason id (a :class:`~arena.types.WinReason`, an election's or exile's outcome) in words."""
+        return reason_text(reason, self.t)
+
+    def seer_result(self, result: str) -> str:
+        """``wolf`` / ``good``, or an exact card (``seer_result=exact_role``), in words."""
+        return self.t["seer_result_words"].get(result) or self.role(result)
 
     def visible(self, e: Event) -> bool:
         if self.god_view:
@@ -76,7 +92,7 @@ class Narrator:
         if k in ("witch_saved", "witch_poisoned"):
             return t[k].format(seat=self.s(e.seat), target=self.s(e.target))
         if k == "seer_result":
-            return t["seer_result"].format(seat=self.s(e.seat), target=self.s(e.target), result=e.result)
+            return t["seer_result"].format(seat=self.s(e.seat), target=self.s(e.target), result=self.seer_result(e.result))
         if k == "deaths_announced":
             return t["deaths_announced"].format(seats=self.seats(e.seats)) if e.seats else t["peaceful_night"]
         if k == "sheriff_candidates":
@@ -85,8 +101,8 @@ class Narrator:
             return t["sheriff_withdrew"].format(seat=self.s(e.seat))
         if k == "sheriff_elected":
             if e.seat is None:
-                return t["sheriff_none"].format(reason=e.reason)
-            return t["sheriff_elected"].format(seat=self.s(e.seat), reason=e.reason)
+                return t["sheriff_none"].format(reason=self.reason(e.reason))
+            return t["sheriff_elected"].format(seat=self.s(e.seat), reason=self.reason(e.reason))
         if k == "badge_moved":
             return t[f"badge_{e.action}"].format(from_seat=self.s(e.from_seat), to_seat=self.s(e.to_seat))
         if k == "speech":
@@ -122,7 +138,8 @@ class Narrator:
         if k in GENERIC and k in t:
             return self._generic(e)
         if k == "game_ended":
-            return t["game_ended"].format(winner=t["winner"].get(e.winner.value, e.winner.value), reason=e.reason)
+            return t["game_ended"].format(winner=t["winner"].get(e.winner.value, e.winner.value),
+                                          reason=self.reason(e.reason))
         return None
 
     def _generic(self, e: Event) -> str:
@@ -135,6 +152,8 @@ class Narrator:
                 fields[name] = self.seats(list(value or []))
             elif name == "cards":
                 fields[name] = ", ".join(self.role(c) for c in value)
+            elif name == "reason":
+                fields[name] = self.reason(value)
             else:
                 fields[name] = value
         if e.type == "little_girl_kill":

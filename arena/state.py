@@ -232,4 +232,4 @@ def apply_event(state: GameState, e: Event) -> None:
         state.vote_restriction = (e.day, e.mode, tuple(e.seats))
     elif t == "game_ended":
         state.winner = e.winner
-        state.win_reason = e.reason
+        state.win_reason = e.reason.value

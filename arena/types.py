@@ -64,6 +64,36 @@ class Winner(StrEnum):
     DRAW = "draw"
 
 
+class WinReason(StrEnum):
+    """Why a game ended (R97-R104), as python-chess's ``Termination``: an id in transcripts, a localised text
+    everywhere a person reads it (``reason`` in ``prompts/<lang>/narration.yaml``)."""
+
+    LOVERS_ONLY = "lovers_only"  # every living player is in the lovers camp (R175)
+    TOWN_KILL = "town_kill"  # only the wolf camp is left (R171)
+    SIDE_KILL_GODS = "side_kill_gods"  # every god is out (R172)
+    SIDE_KILL_VILLAGERS = "side_kill_villagers"  # every ordinary villager is out (R172)
+    NO_WOLVES_OR_THIRD_PARTY = "no_wolves_or_third_party"  # the village wins (R170)
+    NOBODY_ALIVE = "nobody_alive"
+    SHERIFF_DECIDES = "sheriff_decides"  # two players left and one holds the badge (R100)
+    NO_ELIMINATION_NIGHT_AND_DAY = "no_elimination_night_and_day"  # draw_rule (R102)
+    SIX_PHASES_WITHOUT_DEATH = "six_phases_without_death"  # the engine's safety draw (R103)
+    DAY_LIMIT = "day_limit"
+    NO_RESULT = "no_result"  # the flow stopped without a result
+
+
+#: The free texts transcripts carried before reasons were ids, read as the ids that replaced them.
+LEGACY_WIN_REASONS = {
+    "every living player is in the lovers camp": WinReason.LOVERS_ONLY,
+    "no wolf or third party alive": WinReason.NO_WOLVES_OR_THIRD_PARTY,
+    "nobody alive": WinReason.NOBODY_ALIVE,
+    "two players left: the sheriff decides": WinReason.SHERIFF_DECIDES,
+    "a night and a day without anyone going out": WinReason.NO_ELIMINATION_NIGHT_AND_DAY,
+    "six phases without anyone going out": WinReason.SIX_PHASES_WITHOUT_DEATH,
+    "day limit": WinReason.DAY_LIMIT,
+    "no result": WinReason.NO_RESULT,
+}
+
+
 class Cause(StrEnum):
     """Death causes of R7, in the precedence order used to pick the recorded cause (OQ3)."""
 

@@ -22,7 +22,7 @@ from typing import Any, Iterable
 import yaml
 
 from arena.events import Event
-from arena.narration import LANGS, PROMPTS_DIR, Narrator, templates
+from arena.narration import LANGS, PROMPTS_DIR, Narrator, reason_text, templates
 from arena.observation import visible_events
 from arena.transcript import DecisionLine, EventLine, HeaderLine, ResultLine, read_transcript
 
@@ -67,8 +67,8 @@ class EventText:
         value = getattr(role, "value", role)
         return self.v["role"].get(value) or self.n["role"].get(value, value)
 
-    def reason(self, reason: str) -> str:
-        return self.v["reason"].get(reason, reason)
+    def reason(self, reason: Any) -> str:
+        return reason_text(reason, self.n)
 
     def t(self, key: str, **fields: Any) -> str:
         return _clean(self.n[key]).format(**fields)

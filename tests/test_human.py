@@ -156,7 +156,7 @@ def test_a_human_plays_a_full_game_with_wrong_inputs_and_ctrl_c() -> None:
         tried: set[str] = set()
         answered = 0
         while True:
-            m = term.expect(re.compile(QUESTION.pattern + r"|(?P<end>winner: [^\n]*\n)", re.M), timeout=60)
+            m = term.expect(re.compile(QUESTION.pattern + r"|(?P<end>(?:winner: |胜方：)[^\n]*\n)", re.M), timeout=60)
             if m.group("end"):
                 break
             q = Question(m, term.screen[:m.start()])
@@ -270,7 +270,7 @@ def test_watching_while_playing_keeps_the_seat_view() -> None:
         term = Terminal(play_args(out, 5, 3, "en", "--watch"), env={"ARENA_LIVE_PACE": "0"})
         questions = 0
         while True:
-            m = term.expect(re.compile(QUESTION.pattern + r"|(?P<end>winner: [^\n]*\n)", re.M), timeout=60)
+            m = term.expect(re.compile(QUESTION.pattern + r"|(?P<end>(?:winner: |胜方：)[^\n]*\n)", re.M), timeout=60)
             if m.group("end"):
                 break
             questions += 1
@@ -289,7 +289,7 @@ def _answer_simply(term: Terminal) -> int:
     the screen stood after the last question was answered."""
     after_last = 0
     while True:
-        m = term.expect(re.compile(QUESTION.pattern + r"|(?P<end>winner: [^\n]*\n)", re.M), timeout=60)
+        m = term.expect(re.compile(QUESTION.pattern + r"|(?P<end>(?:winner: |胜方：)[^\n]*\n)", re.M), timeout=60)
         if m.group("end"):
             return after_last
         q = Question(m, term.screen[:m.start()])

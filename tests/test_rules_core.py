@@ -453,7 +453,7 @@ def test_R138_interjection_in_a_later_election_and_OQ14_night_dead_idiot():
         6: {"D1.sheriff_run": True, "D2.sheriff_run": True, "D2.interjection_reply": "A villager."},
     })
     g = drive(game("std-12-idiot", deal=I12, rules=rules), script, until="D2")
-    assert [e.reason for e in events(g, "sheriff_elected", "D1")] == ["second tie: new election tomorrow"]
+    assert [e.reason for e in events(g, "sheriff_elected", "D1")] == ["second_tie_retry"]
     assert events(g, "idiot_revealed", "D1") and not [e for e in events(g, "speech", "D1") if e.seat == 8
                                                       and e.kind == "interjection"]
     assert [(d.seat, d.phase) for d in g.state.deaths] == [(9, "N1"), (8, "N2")]

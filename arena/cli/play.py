@@ -108,7 +108,9 @@ def play_command(
                 live.close()
     if not quiet:  # the game is over: every card is shown, to a human player too
         typer.echo(narrator.roles_line({s: p.card.value for s, p in result.game.state.players.items()}))
-    typer.echo(f"winner: {result.winner} ({result.reason}) · seed {seed} · transcript {path}")
+    typer.echo(narrator.t["result_line"].format(winner_id=result.winner, reason=narrator.reason(result.reason),
+                                                winner=narrator.t["winner"].get(result.winner, result.winner),
+                                                seed=seed, path=path))
 
 
 def parse_rule_overrides(items: list[str]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from arena.events import ExileResult, PhaseStarted
 from arena.flow import DayEnds
 from arena.rules import aux_police, deaths, night as night_rules, sheriff, speech, vote
 from arena.rules.registry import registry
-from arena.types import Cause, Winner, phase_name
+from arena.types import Cause, Winner, WinReason, phase_name
 
 if TYPE_CHECKING:
     from arena.engine import Game
@@ -29,16 +29,16 @@ def play(game: "Game") -> "Flow":
         check_draw(game, had_death=bool(game.state.deaths_in(night.phase)))
         yield from day(game, k)
         check_draw(game, had_death=bool(game.state.deaths_in(phase_name(False, k))))
-    game.end(Winner.DRAW, "day limit")
+    game.end(Winner.DRAW, WinReason.DAY_LIMIT)
 
 
 def check_draw(game: "Game", had_death: bool) -> None:
     """R102 (a night and the adjacent day without anyone going out) and the engine's safety R103."""
     game.phases_without_death = 0 if had_death else game.phases_without_death + 1
     if game.sw.draw_rule == "no_elimination_night_and_day" and game.phases_without_death >= 2:
-        game.end(Winner.DRAW, "a night and a day without anyone going out")
+        game.end(Winner.DRAW, WinReason.NO_ELIMINATION_NIGHT_AND_DAY)
     if game.phases_without_death >= 6:
-        game.end(Winner.DRAW, "six phases without anyone going out")
+        game.end(Winner.DRAW, WinReason.SIX_PHASES_WITHOUT_DEATH)
 
 
 def dawn(game: "Game", night: "night_rules.Night") -> "Flow":
@@ -94,7 +94,7 @@ def day_programme(game: "Game", k: int) -> "Flow":
     if sw.two_player_sheriff_win and len(alive) == 2 and state.sheriff in alive:
         from arena.rules.victory import camp_of
 
-        game.end(Winner(camp_of(state, state.sheriff).value), "two players left: the sheriff decides")
+        game.end(Winner(camp_of(state, state.sheriff).value), WinReason.SHERIFF_DECIDES)
     rounds = sw.day1_speech_rounds if k == 1 else 1
     for _ in range(rounds):
         order = yield from speech.discussion_order(game)
@@ -103,7 +103,7 @@ def day_programme(game: "Game", k: int) -> "Flow":
         yield from sheriff.election_after_discussion(game)
     exiled = yield from vote.exile_vote(game)
     if exiled is None:
-        game.emit(ExileResult(phase=state.phase, seat=None, reason="no exile"))
+        game.emit(ExileResult(phase=state.phase, seat=None, reason="no_exile"))
         return
     yield from exile(game, exiled)
 

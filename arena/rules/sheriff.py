@@ -42,11 +42,11 @@ def election(game: "Game", participants: list[int]) -> "Flow":
     ran = sorted(s for s, yes in runs.items() if yes)
     game.emit(SheriffCandidates(phase=game.state.phase, seats=ran))
     if not ran:
-        return _no_sheriff(game, "no candidate")
+        return _no_sheriff(game, "no_candidate")
     yield from speech.speeches(game, campaign_order(game, ran), "campaign", election=True)
     remaining = yield from _withdrawals(game, ran)
     if not remaining:
-        return _no_sheriff(game, "every candidate withdrew")
+        return _no_sheriff(game, "all_withdrew")
     if len(remaining) == 1:
         game.emit(SheriffElected(phase=game.state.phase, seat=remaining[0], reason="unopposed"))
         return
@@ -55,7 +55,7 @@ def election(game: "Game", participants: list[int]) -> "Flow":
         s for s in participants if s not in set(ran) - set(remaining) and vote.has_vote(game, s)]
     # `all`: withdrawn candidates lose their vote (R52)
     if not voters:
-        return _no_sheriff(game, "nobody may vote")
+        return _no_sheriff(game, "nobody_may_vote")
     _, top = yield from vote.cast(game, "sheriff", voters, remaining, 1)
     if len(top) == 1:
         game.emit(SheriffElected(phase=game.state.phase, seat=top[0], reason="elected"))
@@ -68,7 +68,7 @@ def election(game: "Game", participants: list[int]) -> "Flow":
         yield from speech.speeches(game, campaign_order(game, platform), "campaign_pk", election=True)
         platform = yield from _withdrawals(game, platform)
         if not platform:
-            return _no_sheriff(game, "every candidate withdrew")
+            return _no_sheriff(game, "all_withdrew")
         if len(platform) == 1:
             game.emit(SheriffElected(phase=game.state.phase, seat=platform[0], reason="unopposed"))
             return
@@ -92,7 +92,7 @@ def election(game: "Game", participants: list[int]) -> "Flow":
 def _second_tie(game: "Game") -> None:
     """R58 ``sheriff_second_tie``; a vote with no valid ballot counts as a second tie (OQ27)."""
     retry = game.sw.sheriff_second_tie == "retry_next_day"
-    _no_sheriff(game, "second tie" + (": new election tomorrow" if retry else ""), retry=retry)
+    _no_sheriff(game, "second_tie_retry" if retry else "second_tie", retry=retry)
 
 
 def election_after_discussion(game: "Game") -> "Flow":
@@ -102,7 +102,7 @@ def election_after_discussion(game: "Game") -> "Flow":
     if len(top) == 1:
         game.emit(SheriffElected(phase=game.state.phase, seat=top[0], reason="elected"))
     else:
-        _no_sheriff(game, "tie" if top else "no ballot")
+        _no_sheriff(game, "tie" if top else "no_ballot")
 
 
 def self_destruct_in_election(game: "Game") -> None:

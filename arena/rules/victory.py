@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from arena.state import GameState
-from arena.types import Camp, Role, Winner, is_wolf_card
+from arena.types import Camp, Role, Winner, WinReason, is_wolf_card
 
 
 def camps(state: GameState) -> dict[int, Camp]:
@@ -97,12 +97,12 @@ def elder_is_villager(state: GameState) -> bool:
     return state.rules.switches.win_mode == "villagers_or_key_roles" and Role.THIEF in state.rules.preset.cards
 
 
-def _wolves_meet_goal(state: GameState, alive: list[int]) -> str | None:
+def _wolves_meet_goal(state: GameState, alive: list[int]) -> WinReason | None:
     mode = state.rules.switches.win_mode
     if mode == "town_kill":
         camp_by_seat = camps(state)
         if all(camp_by_seat[s] == Camp.WOLVES for s in alive):
-            return "town_kill"
+            return WinReason.TOWN_KILL
         return None
     # side_kill: all gods or all villagers dead (R172). villagers_or_key_roles (004 §C): all ordinary
     # villagers or all key roles dead, the key roles being the god class (OQ55): the same count.
@@ -112,12 +112,12 @@ def _wolves_meet_goal(state: GameState, alive: list[int]) -> str | None:
         members = classes[name]
         # A class with no member at the start never triggers the win (OQ56).
         if members and not any(s in alive_set for s in members):
-            return f"side_kill_{name}s"
+            return WinReason.SIDE_KILL_GODS if name == "god" else WinReason.SIDE_KILL_VILLAGERS
     return None
 
 
 def check_winner(state: GameState, before: set[Camp], *,
-                 also_dead: frozenset[int] = frozenset()) -> tuple[Winner, str] | None:
+                 also_dead: frozenset[int] = frozenset()) -> tuple[Winner, WinReason] | None:
     """The result after a batch, by priority lovers > wolves > village (R98), or None.
 
     ``before`` is :func:`contenders` taken just before the batch: an eliminated camp cannot win (R99).
@@ -127,13 +127,13 @@ def check_winner(state: GameState, before: set[Camp], *,
     camp_by_seat = camps(state)
     alive_camps = [camp_by_seat[s] for s in alive]
     if Camp.LOVERS in before and alive and all(c == Camp.LOVERS for c in alive_camps):
-        return Winner.LOVERS, "every living player is in the lovers camp"
+        return Winner.LOVERS, WinReason.LOVERS_ONLY
     if Camp.WOLVES in before:
         goal = _wolves_meet_goal(state, alive)
         if goal:
             return Winner.WOLVES, goal
     if Camp.VILLAGE in before and not any(c in (Camp.WOLVES, Camp.LOVERS) for c in alive_camps):
-        return Winner.VILLAGE, "no wolf or third party alive"
+        return Winner.VILLAGE, WinReason.NO_WOLVES_OR_THIRD_PARTY
     if not alive:
-        return Winner.DRAW, "nobody alive"
+        return Winner.DRAW, WinReason.NOBODY_ALIVE
     return None
