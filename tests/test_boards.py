@@ -126,7 +126,7 @@ def check_winner(game) -> list[str]:
     camps = {s: camp_of(state, s) for s in alive}
     if winner is None:
         return ["the game did not end"]
-    if state.win_reason.startswith("two players"):  # R100, the day's decisive move
+    if state.win_reason == "sheriff_decides":  # R100, the day's decisive move
         ok = game.sw.two_player_sheriff_win and len(alive) == 2 and state.sheriff in alive
         ok = ok and winner.value == camp_of(state, state.sheriff).value
         return [] if ok else [f"decisive move without its conditions: {camps}, sheriff {state.sheriff}"]
