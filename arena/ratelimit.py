@@ -221,9 +221,15 @@ class _LimiterActor:
 
     def __init__(self) -> None:
         self.buckets = LocalBuckets()
+        self.granted = 0  # calls let through, for the driver's summary
 
     def take(self, account: str, limit: dict[str, Any], tokens: float) -> float:
-        return self.buckets.take(account, RateLimit(**limit), tokens)
+        wait = self.buckets.take(account, RateLimit(**limit), tokens)
+        self.granted += wait <= 0
+        return wait
+
+    def granted_calls(self) -> int:
+        return self.granted
 
     def settle(self, account: str, limit: dict[str, Any], tokens: float) -> None:
         self.buckets.settle(account, RateLimit(**limit), tokens)

@@ -76,6 +76,7 @@ class RayExecutor:
         self._remote = ray.remote(num_cpus=task_cpus, max_retries=3)(play_to_text)
         self._limiter = None
         self.limits_json = None
+        self.limited_calls: int | None = None  # calls the limiter actor let through (known after close)
         if accounts:
             name = f"arena-ratelimit-{os.getpid()}-{id(self):x}"
             self._limiter = ratelimit.start_ray_actor(name)
@@ -102,6 +103,10 @@ class RayExecutor:
     def close(self) -> None:
         if self._limiter is not None:
             ratelimit.install(None)
+            try:
+                self.limited_calls = ray.get(self._limiter.granted_calls.remote(), timeout=10)
+            except Exception:  # a lost actor only loses this count
+                self.limited_calls = None
             ray.kill(self._limiter)
             self._limiter = None
         if self.owns_session and ray.is_initialized():

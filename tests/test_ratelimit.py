@@ -121,3 +121,17 @@ def test_a_tournament_config_names_the_limits_once(tmp_path: Path):
                     "rate_limits: {openai: {requests_per_hour: 5}}\n")
     with pytest.raises(TournamentError, match="requests_per_hour"):
         load_config(path)
+
+
+def test_a_process_pool_tournament_shares_a_file_bucket(tmp_path: Path):
+    from arena.tournament import TournamentConfig, run_tournament
+
+    cfg = TournamentConfig(
+        name="limits", roster=[{"label": "stand-in", "agent": "mock:x"}, {"label": "bot", "agent": "bot:heuristic"}],
+        boards=[{"preset": "std-12-guard"}], deals=1, seed=5, seating="sides", out=str(tmp_path), concurrency=2,
+        rate_limits={"mock": {"requests_per_minute": 60000}})
+    result = asyncio.run(run_tournament(cfg, executor="process"))
+    assert result.played == 2 and result.failed == []
+    state = (tmp_path / ".ratelimit" / "mock.json").read_text()
+    assert '"requests"' in state and '"updated"' in state  # the workers' shared bucket
+    assert ratelimit.installed() is None  # the run leaves this process unlimited again

@@ -142,3 +142,23 @@ def test_an_unreachable_cluster_fails_fast() -> None:
         _check_reachable("ray://127.0.0.1:9")  # port 9 (discard): nobody listens
     assert time.monotonic() - started < 6
     _check_reachable("auto")  # left to Ray's own lookup
+
+
+def test_games_on_ray_share_one_limiter_actor(ray_session: object, tmp_path: Path) -> None:
+    """Every provider call of every Ray task takes its turn from the one limiter actor of the run."""
+    from arena.executors import GameJob
+    from arena.ray_executor import RayExecutor
+    from arena.ratelimit import RateLimit
+
+    cfg = TournamentConfig(
+        name="ray-limits", roster=[{"label": "stand-in", "agent": "mock:x"}, {"label": "bot", "agent": "bot:heuristic"}],
+        boards=[{"preset": "std-12-guard"}], deals=1, seed=5, seating="sides", out=str(tmp_path), concurrency=2)
+    runner = RayExecutor(GameJob(out=tmp_path, factory_path="agents.registry:make_agent", lang="en"),
+                         accounts={"mock": RateLimit(requests_per_minute=60000)})
+    result = asyncio.run(run_tournament(cfg, executor=runner))
+    assert result.played == 2 and result.failed == []
+    calls = 0
+    for path in (tmp_path / "games").glob("*.jsonl"):
+        for line in read_transcript(path).decisions:
+            calls += (line.usage or {}).get("calls", 0)
+    assert calls > 0 and runner.limited_calls == calls
