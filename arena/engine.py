@@ -48,6 +48,9 @@ class GameSetup:
     deal: list[str] | None = None
     center: list[str] | None = None
     game_index: int = 0  # position in a series, for switches that alternate per game (R51)
+    # Seats the wolves may not knife on night 1 under first_kill_protection (004 §C-conduct 5): worked out
+    # from the series' earlier games by arena.rules.first_kill.protected_seats.
+    first_kill_protected: tuple[int, ...] = ()
 
     def resolve(self) -> RuleSet:
         try:

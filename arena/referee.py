@@ -197,6 +197,7 @@ class Table:
             game_index=setup.game_index,
             deal=list(setup.deal) if setup.deal is not None else None,
             center=list(setup.center) if setup.center is not None else None,
+            first_kill_protected=list(setup.first_kill_protected) or None,
             agents=[SeatAgent(seat=i + 1, spec=spec, label=(labels[i] if labels else None),
                               version=_agent_version(self.agents[i], self.lang) if i < len(self.agents) else None,
                               settings=_agent_settings(self.agents[i]) if i < len(self.agents) else None)

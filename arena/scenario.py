@@ -13,6 +13,7 @@ from arena.actions import Answer
 from arena.config import ConfigError, board_id, parametric_boards, resolve_rules
 from arena.engine import Game, GameSetup, SetupError
 from arena.referee import Table, run_table_sync
+from arena.rules.first_kill import EarlierGame, protected_seats
 from arena.types import parse_phase, phase_order
 
 SCENARIO_SCHEMA = "werewolf-scenario/1"
@@ -37,6 +38,10 @@ class Scenario(BaseModel):
     expect: dict[str, Any] = Field(default_factory=dict)
     rules_cited: list[str] = Field(default_factory=list)
     seeds_cited: list[str] = Field(default_factory=list)  # the seed passages the expectation rests on
+    # Project extension for first_kill_protection (004 §C-conduct 5): the series' earlier games at this table,
+    # oldest first, and the seats of players new to it.
+    earlier_games: list[EarlierGame] = Field(default_factory=list)
+    newcomers: list[int] = Field(default_factory=list)
     why: str = ""
 
     @field_validator("script")
@@ -146,8 +151,9 @@ class ScriptedSeat:
 
 def play(scenario: Scenario) -> Game:
     """Set the game up from the scenario and play it until ``stop_after`` ends (or the game does)."""
+    protected = protected_seats(len(scenario.deal), scenario.earlier_games, scenario.newcomers)
     setup = GameSetup(preset=scenario.preset, seed=scenario.seed, rules=dict(scenario.rules), deal=scenario.deal,
-                      center=scenario.center or None)
+                      center=scenario.center or None, first_kill_protected=tuple(protected))
     game = Game(setup)
     agents = [ScriptedSeat(seat, script=scenario.script.get(str(seat), {}))
               for seat in range(1, game.state.n + 1)]

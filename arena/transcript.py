@@ -69,6 +69,9 @@ class HeaderLine(BaseModel):
     game_index: int = Field(default=0, description="position in a series, for switches that alternate per game")
     deal: list[str] | None = Field(default=None, description="a fixed deal, when one replaced the shuffle")
     center: list[str] | None = None
+    first_kill_protected: list[int] | None = Field(default=None, description=(
+        "seats spared the night-1 knife under first_kill_protection, from the series' earlier games; absent "
+        "when none"))
     agents: list[SeatAgent]
     lang: str = "en"
     package_version: str
@@ -80,8 +83,10 @@ class HeaderLine(BaseModel):
     @model_serializer(mode="wrap")
     def _omit_absent_build(self, handler: Any) -> Any:
         data = handler(self)
-        if isinstance(data, dict) and data.get("build", False) is None:
-            del data["build"]
+        if isinstance(data, dict):
+            for name in ("build", "first_kill_protected"):  # absent, not null: older bytes stay the same
+                if data.get(name, False) is None:
+                    del data[name]
         return data
 
 

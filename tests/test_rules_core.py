@@ -581,3 +581,16 @@ def test_R136_elder_counts_as_a_villager_with_a_thief_under_004c():
     assert 7 in classes("last_words_004c", True)["villager"]
     assert 7 in classes("last_words_004c", False)["god"]
     assert 7 in classes("face_to_face_000", True)["god"]
+
+
+def test_first_kill_protection_seats_follow_the_seed():
+    """004 §C-conduct 5 (RULES.md Appendix A.3, switch first_kill_protection): last game's first kill; above 12
+    players the first kills and first votes of the last two games; one or two newcomers, not three."""
+    from arena.rules.first_kill import EarlierGame, protected_seats
+
+    older, last = EarlierGame(n1_victims=[3], d1_exile=6), EarlierGame(n1_victims=[5, 8], d1_exile=7)
+    assert protected_seats(12, []) == []
+    assert protected_seats(12, [older, last]) == [5, 8]
+    assert protected_seats(13, [EarlierGame(n1_victims=[1]), older, last]) == [3, 5, 6, 7, 8]
+    assert protected_seats(12, [last], newcomers=[1, 2]) == [1, 2, 5, 8]
+    assert protected_seats(12, [last], newcomers=[1, 2, 4]) == [5, 8]

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from arena.actions import choose_seat
 from arena.events import WolfKnife, WolfKnifeVote, only
-from arena.rules import cupid, little_girl, wolf_brothers
+from arena.rules import cupid, first_kill, little_girl, wolf_brothers
 from arena.types import WOLF_CARDS, Camp, Kind, Role
 from arena.rules.registry import NightStepSpec, RoleSpec
 
@@ -41,7 +41,8 @@ def night_step(game: "Game", night: "Night") -> "Flow":
     if little_girl.knife_forbidden(night):  # R153: the caught little girl is tonight's only kill
         game.emit(WolfKnife(phase=night.phase, visibility=only(*holders, team="wolves"), target=None))
         return
-    legal = choose_seat(tuple(night.alive_at_start))  # self-knife allowed (R25)
+    # Self-knife allowed (R25); on night 1 never a seat protected from the first kill (004 §C-conduct 5).
+    legal = choose_seat(first_kill.knife_targets(game, night.number, night.alive_at_start))
     team = only(*holders, team="wolves")
     requests = [game.request(s, Kind.WOLF_KILL, legal, None, context={"wolves": holders}) for s in holders]
     choices = yield from game.ask_all(requests)
