@@ -109,6 +109,9 @@ def test_bot_table_streams_the_whole_game_in_god_view_and_is_listed_when_finishe
     assert {"name": name, "replay": f"/games/{name}.html", "transcript": f"/games/{name}.jsonl"} in listed["finished"]
     assert client.get(f"/games/{name}.html").status_code == 200
     assert client.get(f"/games/{name}.jsonl").text.startswith('{"type":"header"')
+    del client.app.state.lobby.rooms[made["id"]]  # a table forgotten by the server: its link shows the replay
+    moved = client.get(f"/watch/{made['id']}", follow_redirects=False)
+    assert moved.status_code in (302, 307) and moved.headers["location"] == f"/games/{name}.html"
 
 
 def test_every_seat_and_the_spectator_receive_exactly_what_the_log_lets_them_see(client: TestClient) -> None:
@@ -155,6 +158,17 @@ def test_every_seat_and_the_spectator_receive_exactly_what_the_log_lets_them_see
             assert vis["to"] == "all" or (vis["to"] == "seats" and seat in vis["seats"]), (seat, event)
         asks = [m["kind"] for m in messages if m["type"] == "ask"]
         assert asks == [d.kind for d in transcript.decisions if d.seat == seat], seat
+        assert sent[-1]["type"] == "game_ended"  # the dead too watch their seat to the end
+
+    # a player who is out keeps receiving his seat's view: speeches made after his death among them
+    watched_after_death = 0
+    for seat in set(range(1, 13)) - set(transcript.result.alive):
+        sent = events_of(received[seat])
+        death = next((i for i, e in enumerate(sent) if e["type"] == "deaths_announced" and seat in e["seats"]
+                      or e["type"] == "exile_result" and e["seat"] == seat), None)
+        if death is not None:
+            watched_after_death += any(e["type"] == "speech" for e in sent[death + 1:])
+    assert watched_after_death
 
 
 def test_a_spectator_cannot_act_and_a_seat_token_acts_only_for_its_seat(client: TestClient) -> None:
@@ -268,13 +282,16 @@ def test_a_timed_out_decision_gets_its_default_recorded_as_such(client: TestClie
     assert first.defaulted and "time limit" in (first.error or "") and first.value == ask["default"]
 
 
-def test_a_speech_limit_from_the_rules_times_the_speech(client: TestClient) -> None:
-    made = create(client, seats=["human"] + ["bot:heuristic"] * 11, seed=7, rules=["speech_seconds=flat_120"])
+@pytest.mark.parametrize("timer", [True, False])
+def test_speeches_are_timed_by_the_rules_limit_only_when_the_table_turns_the_timer_on(client: TestClient,
+                                                                                     timer: bool) -> None:
+    made = create(client, seats=["human"] + ["bot:heuristic"] * 11, seed=7, rules=["speech_seconds=flat_120"],
+                  speech_timer=timer)
     with client.websocket_connect(f"/ws/{made['id']}?token={token_of(made['seats']['1'])}") as ws:
         while True:
             ask = next_ask(ws)
             if ask["legal"]["type"] == "text":
-                assert ask["seconds"] == 120
+                assert ask["seconds"] == (120 if timer else None)
                 break
             assert ask["seconds"] is None  # no action limit on this table
             ws.send_json({"type": "answer", "rid": ask["rid"], "value": simple_answer(ask)})

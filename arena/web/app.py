@@ -23,7 +23,7 @@ import yaml
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -159,7 +159,11 @@ def create_app(out_dir: str | Path = "transcripts/web") -> Starlette:
 
     async def watch_page(request: Request) -> Response:
         room = _room(request)
-        if room is None:
+        if room is None:  # a table finished long ago lives on as its replay page
+            table = request.path_params["table"]
+            done = sorted(lobby.out_dir.glob(f"*-{table}.jsonl")) if _GAME_NAME.match(table) else []
+            if done and not lobby.playing(done[0].name):
+                return RedirectResponse(f"/games/{done[0].stem}.html")
             return _not_found("no such table")
         god = room.god_view_allowed and request.query_params.get("view") != "public"
         return HTMLResponse(table_page(room, Watcher(seat=None, god=god)))

@@ -9,7 +9,8 @@ judged here about what a seat may know.
 
 A pending question has an unguessable id. An answer must quote it: an answer to a question already
 settled, or to another seat's, is refused. Reconnecting shows the same pending question again.
-A time limit (a speech limit from the ``speech_seconds`` switch, the table's action limit) or a
+A time limit (the ``speech_seconds`` switch's for speeches, the table's action limit; both off unless
+the table turns them on) or a
 human gone longer than the table's grace settles it with the decision's default, recorded in the
 transcript as a default with the reason.
 """
@@ -55,6 +56,9 @@ class TableSpec(BaseModel):
     #: Switch overrides, ``name=value`` as on the command line (``speech_seconds=flat_120``).
     rules: list[str] = Field(default_factory=list)
     seed: int | None = Field(None, ge=0)
+    #: Time a human's speeches by the rules' ``speech_seconds`` switch (R64). Off by default, even on
+    #: boards whose rules give a limit: a countdown is the table's choice.
+    speech_timer: bool = False
     #: Seconds a human seat has for any decision that is not a speech (004's vote countdown); none: no limit.
     action_seconds: float | None = Field(None, gt=0, le=3600)
     #: Seconds a human seat may be disconnected before its decisions get their defaults.
@@ -279,8 +283,8 @@ class Room:
 
     def time_limit(self, request: DecisionRequest) -> float | None:
         legal = request.legal
-        if legal.type == "text":
-            return float(legal.seconds) if legal.seconds else None  # R64's speech limit, when switched on
+        if legal.type == "text":  # R64's limit, carried by the speech's legal set
+            return float(legal.seconds) if legal.seconds and self.spec.speech_timer else None
         return self.spec.action_seconds
 
     async def ask(self, seat: int, request: DecisionRequest) -> Answer:

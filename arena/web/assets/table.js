@@ -101,7 +101,6 @@
     for (const e of events) {
       D.events.push(e);
       VIEW.events.push(e.seq);
-      if (LIVE.seat && e.type === "player_died" && e.seat === LIVE.seat) state.dead = true;
       if (LIVE.seat && e.type === "role_assigned" && e.seat === LIVE.seat) state.role = e.role;
       const last = D.phases[D.phases.length - 1];
       if (last && last.phase === e.stage) last.end = e.seq;
@@ -109,7 +108,6 @@
     }
     V.refresh(follow);
     readAloud(events);
-    if (state.dead && !state.ask) renderAsk();
   }
 
   // ---- speech read aloud (the browser's own synthesis) ------------------------------------------------
@@ -260,7 +258,13 @@
         seat.appendChild(bubble);
       }
     }
-    if (state.lang !== V.lang()) { state.lang = V.lang(); renderAsk(); }
+    // a player who is out keeps watching from the seat (the table's fold says who is out)
+    const dead = !!LIVE.seat && V.atEnd() && st.dead.has(LIVE.seat);
+    if (state.lang !== V.lang() || (dead && !state.dead)) {
+      state.lang = V.lang();
+      state.dead = state.dead || dead;
+      renderAsk();
+    }
   };
 
   const tts = $("sp-tts");
