@@ -204,7 +204,7 @@ def game2(folder: Path) -> Path:
     extra: dict[int, dict[str, Any]] = {
         1: {"beliefs": B1}, 2: {"beliefs": B2V},
         3: {"beliefs": B3V, "reasoning": "Seat 5 is the wolf, 1 maybe.", "latency_ms": 200.0,
-            "usage": {"input_tokens": 100, "output_tokens": 20, "cost_usd": 0.01}},
+            "usage": {"input_tokens": 100, "output_tokens": 20, "cached": 40, "reasoning": 5, "cost_usd": 0.01}},
         4: {"reasoning": "I think seat 6 and seat 2 are odd.", "usage": {"total_tokens": 50}},
         6: {"attempts": [{"raw": "seven", "error": "not a seat"}, {"raw": 3}]},
     }
@@ -279,6 +279,13 @@ def test_game2_honesty_and_reliability(tmp_path: Path) -> None:
     tg = row(m, "tokens_per_game", "B")
     assert (tg.value, tg.n) == (pytest.approx(85.0), 2)
     assert row(m, "cost_per_game", "B").value == pytest.approx(0.01)
+    # Seat 3 names each part of its tokens; seat 4 only a total, so it counts in none of them.
+    pt = row(m, "prompt_tokens_per_game", "B")
+    assert (pt.value, pt.n) == (100.0, 1)
+    assert row(m, "completion_tokens_per_game", "B").value == 20.0
+    assert row(m, "cached_tokens_per_game", "B").value == 40.0
+    assert row(m, "reasoning_tokens_per_game", "B").value == 5.0
+    assert [r.agent for r in m["prompt_tokens_per_game"].rows] == ["B"]
     assert row(m, "latency_ms", "B").value == pytest.approx(200.0)
     inv = row(m, "invalid_answers", "C")  # seat 6's first attempt failed; seat 5's speech and vote were fine
     assert (inv.value, inv.n) == (pytest.approx(1 / 3), 3)

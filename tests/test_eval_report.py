@@ -35,6 +35,8 @@ def test_score_and_render_every_format(folder: Path) -> None:
     page = render(report, "html")
     assert page.startswith("<!doctype html>") and "data:image/png;base64," in page
     assert "<script" not in page and "http" not in page.split("<body>")[1].split("data:image")[0]
+    # Agent B is priced (game 2) and rated: its cost per game is plotted against its rating.
+    assert "<h3>Cost versus rating</h3><img alt=\"cost_vs_rating\" src=\"data:image/png;base64," in page
 
 
 def test_a_metric_without_data_says_so(tmp_path: Path) -> None:

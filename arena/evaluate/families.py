@@ -73,6 +73,25 @@ def usage_tokens(usage: dict[str, Any]) -> float | None:
     return sum(nums) if nums else None
 
 
+# The token kinds of a usage record: the agents layer's names first, then provider-native ones.
+TOKEN_PARTS = {
+    "prompt_tokens_per_game": ("input", "input_tokens", "prompt_tokens"),
+    "cached_tokens_per_game": ("cached", "cache_read_input_tokens", "cached_tokens"),
+    "reasoning_tokens_per_game": ("reasoning", "reasoning_tokens", "thinking_tokens"),
+    "completion_tokens_per_game": ("output", "output_tokens", "completion_tokens"),
+}
+
+
+def usage_parts(usage: dict[str, Any]) -> dict[str, float]:
+    """Prompt, cached, reasoning and completion tokens of a usage record (the kinds it names)."""
+    out: dict[str, float] = {}
+    for metric, names in TOKEN_PARTS.items():
+        value = next((usage[k] for k in names if isinstance(usage.get(k), (int, float))), None)
+        if value is not None:
+            out[metric] = float(value)
+    return out
+
+
 def usage_cost(usage: dict[str, Any]) -> float | None:
     for key in ("cost", "cost_usd"):
         if isinstance(usage.get(key), (int, float)):
@@ -252,6 +271,7 @@ class Reliability(Family):
         self.cost: dict[int, float] = defaultdict(float)
         self.has_usage: set[int] = set()
         self.has_cost: set[int] = set()
+        self.parts: dict[tuple[str, int], float] = defaultdict(float)
         self.decisions = 0
 
     def decision(self, pos: int, line: dict[str, Any]) -> None:
@@ -271,6 +291,8 @@ class Reliability(Family):
                 acc.mean("tokens_per_decision", a, tokens)
                 self.tokens[s] += tokens
                 self.has_usage.add(s)
+            for metric, value in usage_parts(usage).items():
+                self.parts[(metric, s)] += value
             cost = usage_cost(usage)
             if cost is not None:
                 avail.decisions_with_cost += 1
@@ -303,6 +325,8 @@ class Reliability(Family):
             acc.mean("tokens_per_game", ctx.agent(s), self.tokens[s])
         for s in sorted(self.has_cost):
             acc.mean("cost_per_game", ctx.agent(s), self.cost[s])
+        for metric, s in sorted(self.parts):
+            acc.mean(metric, ctx.agent(s), self.parts[(metric, s)])
 
 
 class Voting(Family):

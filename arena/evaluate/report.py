@@ -602,7 +602,30 @@ def _plots(report: Report) -> dict[str, str]:
         ax.set_yticks(ys, [f"{m.id} · {r.agent}" for m, r in rows], fontsize=8)
         ax.set_title(f"{section.capitalize()} (red tick: chance baseline)")
         plots[f"section:{section}"] = _png(fig)
+    cost_plot = _cost_vs_rating(report, plt)
+    if cost_plot is not None:
+        plots["cost_vs_rating"] = cost_plot
     return plots
+
+
+def _cost_vs_rating(report: Report, plt: Any) -> str | None:
+    """Each priced agent's cost per seat-game against its rating, both with their intervals."""
+    cost = next((m for m in report.metrics if m.id == "cost_per_game" and m.status == "ok"), None)
+    skills = {a.agent: a.skill for a in report.ratings.agents}
+    rows = [r for r in (cost.rows if cost else []) if r.group == "all" and r.value is not None and r.agent in skills]
+    if not rows:
+        return None
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for r in rows:
+        sk = skills[r.agent]
+        xerr = [[max(0.0, r.value - r.low) if r.low is not None else 0], [max(0.0, r.high - r.value) if r.high is not None else 0]]
+        yerr = [[max(0.0, sk.estimate - sk.low)], [max(0.0, sk.high - sk.estimate)]]
+        ax.errorbar([r.value], [sk.estimate], xerr=xerr, yerr=yerr, fmt="o", capsize=3, color="#1f5f99")
+        ax.annotate(r.agent, (r.value, sk.estimate), textcoords="offset points", xytext=(5, 5), fontsize=8)
+    ax.set_xlabel("cost per seat-game (USD), 95% interval")
+    ax.set_ylabel("Bradley-Terry skill, 95% interval")
+    ax.set_title("Cost versus rating")
+    return _png(fig)
 
 
 def _html_table(head: list[str], body: list[list[str]]) -> str:
@@ -644,6 +667,8 @@ def render_html(report: Report) -> str:
     parts.append("<h2>Leaderboard</h2>" + img("leaderboard") + f"<p>{html.escape(_rank_note(report))}</p>"
                  + _html_table(*_leaderboard(report)))
     parts.append(f"<p>{html.escape(_power_sentence(report))}</p>")
+    if "cost_vs_rating" in plots:
+        parts.append("<h3>Cost versus rating</h3>" + img("cost_vs_rating"))
     parts += [f"<p class='needs'>Warning: {html.escape(w)}</p>" for w in report.ratings.saturated]
     if report.copeland:
         parts.append("<h3>Copeland cross-check</h3>" + f"<p>{html.escape(_copeland_sentence(report.copeland))}</p>"
