@@ -118,7 +118,7 @@ def test_the_wheel_holds_every_module_and_data_file(wheel: Path) -> None:
     expected = set()
     for package in PACKAGES:
         expected |= _files(ROOT, package, (".py",))
-    expected |= _files(ROOT, "arena/viewer_assets")
+    expected |= _files(ROOT, "arena/viewer_assets") | _files(ROOT, "arena/web/assets")
     for folder, packaged in DATA.items():
         expected |= {packaged + name[len(folder):] for name in _files(ROOT, folder, (".yaml",))}
     missing = sorted(expected - names)

@@ -333,7 +333,9 @@ def test_a_game_being_played_is_not_served_as_a_replay(client: TestClient) -> No
         assert name not in json.dumps(client.get("/api/tables").json()["finished"])
         tables = client.get("/api/tables").json()["tables"]
         mine = [t for t in tables if t["id"] == made["id"]][0]
-        assert "seed" not in json.dumps(mine) and made["seats"]["1"].rsplit("/", 1)[1] not in json.dumps(tables)
+        assert set(mine) == {"id", "preset", "lang", "players", "status", "specs", "humans", "waiting_for",
+                             "watchers", "error", "result"} and mine["result"] is None
+        assert made["seats"]["1"].rsplit("/", 1)[1] not in json.dumps(tables)
     assert client.get("/games/..%2Fsecret.jsonl").status_code == 404
 
 

@@ -264,11 +264,12 @@ class Room:
         self._changed = asyncio.Event()
 
     async def pause(self) -> None:
-        """Before a bot answers: reading time for what happened since the last pause."""
+        """Before a bot answers: reading time for what the table saw since the last pause. Only public
+        events count: a pause that grew with hidden events would tell the players they happened."""
         upto = len(self.log)
         if self.spec.pace <= 0 or upto <= self._paused_upto:
             return
-        seconds = sum(reading_seconds(e) for e in self.log[self._paused_upto:upto])
+        seconds = sum(reading_seconds(e) for e in public_events(self.log[self._paused_upto:upto]))
         self._paused_upto = upto
         await asyncio.sleep(min(MAX_PAUSE, seconds * self.spec.pace))
 
@@ -392,11 +393,12 @@ class Room:
 
     # ---- what a connection is sent -------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
-        """What the lobby lists about a table (no tokens, no seed while it is played)."""
+        """What the lobby lists about a table: no tokens, no seed while it is played, and not the
+        number of events either (it would tell a player when hidden night actions happen)."""
         return {"id": self.id, "preset": self.preset, "lang": self.lang, "players": self.players,
                 "status": self.status, "specs": self.specs, "humans": self.human_seats,
                 "waiting_for": sorted(set(self.human_seats) - self.joined), "watchers": self.watchers,
-                "events": len(self.log), "error": self.error,
+                "error": self.error,
                 "result": self.result if self.status == "finished" else None}
 
     async def stream(self, watcher: Watcher, send: Send) -> None:
