@@ -100,7 +100,8 @@ async def play_into(game: Any, writer: Any, factory: Callable[..., Any], lang: s
     from arena.engine import GameSetup
     from arena.referee import run_game
 
-    setup = GameSetup(preset=game.preset, seed=game.seed, rules=dict(game.rules), game_index=game.game_index)
+    setup = GameSetup(preset=game.preset, seed=game.seed, rules=dict(game.rules), game_index=game.game_index,
+                      first_kill_protected=tuple(game.first_kill_protected))
     agents = [factory(spec, seat=i + 1, seed=game.seed, lang=lang, **game.options[i])
               for i, spec in enumerate(game.specs)]
     result = await run_game(setup, agents, writer=writer, specs=game.specs, lang=lang, game_id=game.game_id,

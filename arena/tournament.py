@@ -190,6 +190,9 @@ class ScheduledGame(BaseModel):
     options: list[dict[str, Any]]
     group: str = Field(description="games on the same seed and deal share a group (mirrors, rotations)")
     variant: str
+    first_kill_protected: list[int] = Field(default_factory=list, description=(
+        "seats spared the night-1 knife (first_kill_protection), worked out when the game starts from the "
+        "earlier games of its series"))
 
 
 def _deal_of(preset: str, rules: dict[str, Any], seed: int, game_index: int) -> list[str]:
@@ -237,6 +240,38 @@ def build_schedule(cfg: TournamentConfig) -> list[ScheduledGame]:
     return games
 
 
+def first_kill_series(schedule: Sequence[ScheduledGame]) -> dict[str, list[str]]:
+    """For each game of a board played under ``first_kill_protection`` (004 §C-conduct 5), the ids of the
+    earlier games of its series, oldest first: the same board and seating variant on the deals before it (a
+    player is the occupant of a seat, the same from deal to deal)."""
+    from arena.config import resolve_rules
+
+    series: dict[tuple[str, str], list[ScheduledGame]] = {}
+    for game in schedule:
+        if resolve_rules(game.preset, dict(game.rules)).switches.first_kill_protection:
+            series.setdefault((game.group.rsplit("-d", 1)[0], game.variant), []).append(game)
+    out: dict[str, list[str]] = {}
+    for games in series.values():
+        games.sort(key=lambda g: g.game_index)
+        for i, game in enumerate(games):
+            out[game.game_id] = [g.game_id for g in games[max(0, i - 2):i]]
+    return out
+
+
+def with_first_kill_protection(game: ScheduledGame, out: Path, earlier_ids: Sequence[str]) -> ScheduledGame:
+    """The game with the seats its series' earlier (finished) games protect from the night-1 knife."""
+    from arena.rules.first_kill import earlier_game_of, protected_seats
+    from arena.transcript import read_transcript
+
+    earlier = []
+    for game_id in earlier_ids:
+        path = transcript_path(out, game_id)
+        if not path.exists():  # that game failed: the series goes on as if it had not been played
+            continue
+        earlier.append(earlier_game_of(line.event for line in read_transcript(path).events))
+    return game.model_copy(update={"first_kill_protected": protected_seats(len(game.specs), earlier)})
+
+
 def find_game(schedule: Sequence[ScheduledGame], game_id: str) -> ScheduledGame:
     """The scheduled game with this id; the error names a few real ids."""
     for game in schedule:
@@ -268,7 +303,9 @@ def shard_of(schedule: Sequence[ScheduledGame], shard: tuple[int, int] | None) -
 
 
 def fingerprint(cfg: TournamentConfig, schedule: Sequence[ScheduledGame]) -> str:
-    blob = json.dumps([g.model_dump(mode="json") for g in schedule], sort_keys=True).encode()
+    # The protected seats are worked out while the tournament runs, not part of what it schedules.
+    blob = json.dumps([g.model_dump(mode="json", exclude={"first_kill_protected"}) for g in schedule],
+                      sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
@@ -464,6 +501,9 @@ async def run_tournament(
     out = Path(out or cfg.out)
     check_before_start(cfg, resolve_factory(factory_path))
     schedule = shard_of(build_schedule(cfg), shard)
+    if shard is not None and first_kill_series(schedule):
+        raise TournamentError("a board under first_kill_protection plays its deals as one series, each game "
+                              "after the one before it: it cannot be split into shards")
     if watch is not None:
         find_game(schedule, watch)  # fail before touching the output folder
     lock = lock_folder(out)
@@ -558,6 +598,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[Scheduled
     progress = Progress(total=len(schedule), skipped=skipped)
     failed: list[str] = []
     semaphore = asyncio.Semaphore(slots)
+    series = first_kill_series(schedule)
+    finished = {g.game_id: asyncio.Event() for g in todo}  # a game of a series waits for the one before it
     watch_stop = threading.Event()
 
     async def play_watched(game: ScheduledGame) -> GameOutcome:
@@ -574,6 +616,19 @@ async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[Scheduled
             on_progress(progress)
 
     async def one(game: ScheduledGame) -> None:
+        try:
+            earlier = series.get(game.game_id)
+            if earlier:
+                # Waited for outside the semaphore, so a waiting game never holds the slot its predecessor needs.
+                for game_id in earlier:
+                    if game_id in finished:
+                        await finished[game_id].wait()
+                game = with_first_kill_protection(game, out, earlier)
+            await play_one(game)
+        finally:
+            finished[game.game_id].set()
+
+    async def play_one(game: ScheduledGame) -> None:
         async with semaphore:
             index.write(IndexEntry(game_id=game.game_id, status="started", time=time.time()))
             progress.running += 1

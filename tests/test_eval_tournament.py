@@ -247,3 +247,29 @@ def test_watch_from_the_command_line(tmp_path: Path) -> None:
     assert "Game over" in ok.output and "2 played" in ok.output
     again = runner.invoke(app, ["tournament", str(cfg_path), "--resume", "--watch", "cli-b0-d0000-random-v-heuristic"])
     assert again.exit_code == 2 and "already finished" in again.output
+
+
+def test_first_kill_protection_chains_a_boards_deals(tmp_path: Path) -> None:
+    """004 §C-conduct 5: under first_kill_protection each deal's game spares last deal's first kill (the
+    same seat of the same board and seating variant) from the night-1 knife; a chained board is not sharded."""
+    from arena.rules.first_kill import earlier_game_of
+
+    cfg = config(tmp_path, deals=4, boards=[{"preset": "std-12-guard", "rules": {"first_kill_protection": True}}],
+                 concurrency=3)
+    result = asyncio.run(run_tournament(cfg, out=tmp_path / "o"))
+    assert not result.failed
+    checked = 0
+    for variant in ("heuristic-v-random", "random-v-heuristic"):
+        previous = None
+        for path in sorted((tmp_path / "o" / "games").glob(f"*-{variant}.jsonl")):
+            t = read_transcript(path)
+            facts = earlier_game_of(line.event for line in t.events)
+            protected = t.header.first_kill_protected or []
+            assert protected == (previous.n1_victims if previous else []), path.name
+            assert not set(facts.n1_victims) & set(protected)
+            checked += bool(protected)
+            previous = facts
+    assert checked, "no game of the series had a first kill to protect"
+    with pytest.raises(TournamentError, match="cannot be split into shards"):
+        asyncio.run(run_tournament(cfg, out=tmp_path / "s", shard=(1, 2)))
+    assert not (tmp_path / "s").exists()
