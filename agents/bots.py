@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
-from arena.actions import Answer, DecisionRequest
+from arena.actions import Answer, AnswerExtras, DecisionRequest
 from arena.observation import Observation
 from agents.base import SyncAgent
 
@@ -83,4 +83,4 @@ class ScriptedBot(SyncAgent):
             value = self.fallback(request)
         if found:
             self.used.add(request.key)
-        return Answer(value=value, meta={"scripted": found})
+        return Answer(value=value, extras=AnswerExtras(note=f"scripted: {found}"))

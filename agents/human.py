@@ -24,7 +24,7 @@ from typing import IO, Any
 
 import yaml
 
-from arena.actions import Answer, DecisionRequest, IllegalAnswer
+from arena.actions import Answer, AnswerExtras, DecisionRequest, IllegalAnswer
 from arena.events import Event
 from arena.narration import LANGS, PROMPTS_DIR, Narrator, templates
 from arena.observation import Observation, SeatView
@@ -143,7 +143,7 @@ class HumanAgent:
                     self._say("✗ " + str(exc), error=True)
                     self._ask(request, view, again=True)
                     continue
-                return Answer(value=value, meta={"raw_reply": line})
+                return Answer(value=value, extras=AnswerExtras(raw_reply=line))
 
     # ---- what the player is shown ----------------------------------------------------------
     def s(self, seat: int | None) -> str:

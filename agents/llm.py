@@ -10,8 +10,9 @@ One decision:
 3. Read the JSON (native structured output, or extracted from prose) and check the action with
    the request's legal set. An unreadable or illegal answer is re-asked with the exact error, at
    most ``max_repairs`` times (default 2); then the request's ``default`` is used.
-4. Return an :class:`~arena.actions.Answer` whose ``meta`` records every attempt and its error, the
-   prompt, the raw reply (with native thinking, if any), usage and cost, and the memory in force.
+4. Return an :class:`~arena.actions.Answer` whose ``extras`` (:class:`~arena.actions.AnswerExtras`)
+   record every attempt and its error, the prompt, the raw reply (with native thinking, if any),
+   usage, cost and each reply's provenance, and the memory in force.
 
 Self-destruct questions (``self_destruct``, ``self_destruct_election``) are put to every living
 wolf before every speech: by default (``self_destruct="own_turn"``) the agent answers ``False``
@@ -33,7 +34,15 @@ from agents.llm_prompts import LANGS, PROMPTS_DIR, PromptBuilder
 from agents.providers.base import ChatMessage, GenerateOptions, Usage
 from agents.providers.secrets import FORBIDDEN_OPTIONS, redact
 from agents.providers.wrapper import ManagedProvider
-from arena.actions import Answer, DecisionRequest, IllegalAnswer
+from arena.actions import (
+    Answer,
+    AnswerAttempt,
+    AnswerExtras,
+    DecisionRequest,
+    IllegalAnswer,
+    ModelUsage,
+    ReplyProvenance,
+)
 from arena.observation import Observation
 
 SELF_DESTRUCT_KINDS = frozenset({"self_destruct", "self_destruct_election"})
@@ -164,10 +173,11 @@ class LLMAgent:
             policy = self.options.self_destruct
             own_turn = (request.context or {}).get("before_speaker") == self.seat
             if policy == "never" or (policy == "own_turn" and not own_turn):
-                return Answer(value=False, meta={"skipped": f"self_destruct={policy}: answered without a model call"})
+                return Answer(value=False, extras=AnswerExtras(
+                    note=f"self_destruct={policy}: answered without a model call"))
         only = _only_choice(request.legal)
         if only is not _NO_SINGLE:
-            return Answer(value=only, meta={"skipped": "a single legal choice"})
+            return Answer(value=only, extras=AnswerExtras(note="a single legal choice"))
         return None
 
     # ---- the decision --------------------------------------------------------------------
@@ -185,33 +195,30 @@ class LLMAgent:
         schema = answer_schema(request, belief_seats=built.belief_seats, reasoning_chars=self.options.reasoning_max_chars,
                                notes_chars=self.options.notes_max_chars, speech_chars=speech_chars)
         messages: list[ChatMessage] = list(built.messages)
-        attempts: list[dict[str, Any]] = []
+        attempts: list[AnswerAttempt] = []
         usage = Usage()
-        cost: float | None = 0.0
-        retries = 0
-        transport_errors: list[str] = []
-        replies: list[dict[str, str]] = []
-        calls = 0
-        model_ms = 0.0
+        # Retried transport failures (429, 5xx, timeouts) are not re-asks: they are listed in the
+        # record so that every fault a provider had is in the transcript; each reply's provenance too.
+        record = ModelUsage(cost_usd=0.0, provider=self.provider.name, model=self.provider.model)
         raw_reply: Any = None
         last_error: str | None = None
         legal_type = getattr(request.legal, "type", None)
 
         for attempt in range(self.options.max_repairs + 1):
             result = await self.provider.call(messages, schema=schema, options=self.generate)
-            calls += 1
-            model_ms += result.latency_ms
-            retries += max(len(result.tries) - 1, 0)
-            transport_errors += [t.error for t in result.tries if t.error]
+            record.calls += 1
+            record.retries += max(len(result.tries) - 1, 0)
+            record.transport_errors += [t.error for t in result.tries if t.error]
             usage.add(result.usage)
-            cost = None if cost is None or result.cost_usd is None else round(cost + result.cost_usd, 8)
+            record.cost_usd = (None if record.cost_usd is None or result.cost_usd is None
+                               else round(record.cost_usd + result.cost_usd, 8))
             if not result.ok:
                 last_error = f"provider error: {result.error}"
-                attempts.append({"raw": None, "error": last_error})
+                attempts.append(AnswerAttempt(raw=None, error=last_error))
                 break  # the wrapper has already retried what can succeed; re-asking cannot help
             reply = result.reply
             assert reply is not None
-            replies.append(reply.provenance())
+            record.replies.append(ReplyProvenance(**reply.provenance()))
             raw = reply.text[: self.options.raw_reply_max_chars]
             raw_reply = {"text": raw, "thinking": reply.thinking} if reply.thinking else raw
             try:
@@ -219,30 +226,26 @@ class LLMAgent:
                 value = request.check(read.action)
             except (AnswerFormatError, IllegalAnswer) as exc:
                 last_error = redact(_why_unusable(reply, str(exc)))
-                attempts.append({"raw": raw, "error": last_error})
+                attempts.append(AnswerAttempt(raw=raw, error=last_error))
                 messages = messages + [
                     ChatMessage.of("assistant", raw or "(empty reply)"),
                     ChatMessage.of("user", self.builder(lang).repair(last_error, built.legal_text)),
                 ]
                 continue
-            attempts.append({"raw": raw, "error": None})
+            attempts.append(AnswerAttempt(raw=raw))
             if read.notes:
                 self.notes = read.notes[: self.options.notes_max_chars]
             beliefs = clean_beliefs(read.beliefs_raw, built.belief_seats) if built.belief_seats else None
-            meta = self._meta(messages, attempts, raw_reply, usage, cost, calls, retries, built.memory,
-                              transport_errors, replies)
-            meta["latency_ms"] = round(model_ms, 3)
-            return Answer(value=value, reasoning=read.reasoning, notes=read.notes, beliefs=beliefs, meta=meta)
+            extras = self._extras(messages, attempts, raw_reply, usage, record, built.memory)
+            return Answer(value=value, reasoning=read.reasoning, notes=read.notes, beliefs=beliefs, extras=extras)
 
-        meta = self._meta(messages, attempts, raw_reply, usage, cost, calls, retries, built.memory, transport_errors,
-                          replies)
-        meta.update(fallback=True, error=last_error, latency_ms=round(model_ms, 3))
-        return Answer(value=request.default, meta=meta)
+        extras = self._extras(messages, attempts, raw_reply, usage, record, built.memory)
+        extras.fallback, extras.error = True, last_error
+        return Answer(value=request.default, extras=extras)
 
-    def _meta(self, messages: list[ChatMessage], attempts: list[dict[str, Any]], raw_reply: Any, usage: Usage,
-              cost: float | None, calls: int, retries: int, memory: dict[str, Any],
-              transport_errors: list[str], replies: list[dict[str, str]]) -> dict[str, Any]:
-        self.calls += calls
+    def _extras(self, messages: list[ChatMessage], attempts: list[AnswerAttempt], raw_reply: Any, usage: Usage,
+                record: ModelUsage, memory: dict[str, Any]) -> AnswerExtras:
+        self.calls += record.calls
         self.usage.add(usage)
         if self.options.record_prompt == "full":
             prompt: Any = [m.to_json() for m in messages]
@@ -250,20 +253,9 @@ class LLMAgent:
             prompt = [messages[-1].to_json()]
         else:
             prompt = None
-        return {
-            "attempts": attempts,
-            "prompt": prompt,
-            "raw_reply": raw_reply,
-            # Retried transport failures (429, 5xx, timeouts) are not re-asks: they are listed here so
-            # that every fault a provider had is in the transcript.
-            "usage": {**usage.model_dump(), "cost_usd": cost, "calls": calls, "retries": retries,
-                      "transport_errors": transport_errors, "provider": self.provider.name,
-                      "model": self.provider.model,
-                      # One entry per reply received (re-asks included): the model snapshot that
-                      # served it, why it stopped, the request id a provider's support asks for.
-                      "replies": replies},
-            "memory": memory,
-        }
+        record.input, record.output, record.cached = usage.input, usage.output, usage.cached
+        record.cache_write, record.reasoning = usage.cache_write, usage.reasoning
+        return AnswerExtras(attempts=attempts, prompt=prompt, raw_reply=raw_reply, usage=record, memory=memory)
 
 
 _NO_SINGLE = object()

@@ -12,6 +12,8 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, ClassVar, Mapping, NamedTuple, Union
 
+from pydantic import BaseModel, ConfigDict, Field
+
 
 class IllegalAnswer(ValueError):
     """The answer cannot be parsed or is not allowed now. The message says why."""
@@ -214,16 +216,90 @@ class DecisionRequest(NamedTuple):
         return self.legal.check(value)
 
 
+class ReplyProvenance(BaseModel):
+    """Where one model reply came from, as its provider reported it (absent fields were not given)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    api: str | None = None
+    model: str | None = Field(default=None, description="the model id the provider says served the call")
+    finish_reason: str | None = None
+    request_id: str | None = None
+    response_id: str | None = None
+    system_fingerprint: str | None = None
+
+
+class ModelUsage(BaseModel):
+    """What a decision cost in model calls: tokens by kind, money, calls, retried transport faults,
+    and each reply's provenance. The decision line's ``usage``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: int = Field(default=0, description="every prompt token, cached ones included")
+    output: int = 0
+    cached: int = 0
+    cache_write: int = 0
+    reasoning: int = Field(default=0, description="hidden reasoning or thinking tokens, a part of output")
+    cost_usd: float | None = Field(default=None, description="None when a model is not in the price table")
+    calls: int = 0
+    retries: int = 0
+    transport_errors: list[str] = Field(default_factory=list)
+    provider: str | None = None
+    model: str | None = None
+    replies: list[ReplyProvenance] = Field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.model_dump(exclude={"replies"})
+        data["replies"] = [r.model_dump(exclude_none=True) for r in self.replies]
+        return data
+
+
+class AnswerAttempt(BaseModel):
+    """One try at a decision by an agent that re-asks: what came back and what was wrong with it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    raw: Any = None
+    error: str | None = None
+
+
+class AnswerExtras(BaseModel):
+    """How an answer came about: one typed record, written into the answer's decision line.
+
+    ``default_applies``: the agent gave no answer (it crashed, timed out, or a replay has none) and
+    the request's default is used; ``fallback``: the agent itself settled on the default after
+    unusable output. ``note`` says why no model was asked (a single legal choice, a script line).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    default_applies: bool = False
+    fallback: bool = False
+    error: str | None = None
+    attempts: list[AnswerAttempt] = Field(default_factory=list)
+    prompt: Any = None
+    raw_reply: Any = None
+    memory: Any = None
+    usage: ModelUsage | None = None
+    note: str | None = None
+
+    @property
+    def defaulted(self) -> bool:
+        return self.default_applies or self.fallback
+
+
 @dataclass(slots=True)
 class Answer:
-    """An agent's reply to a decision: the action value plus optional private material.
-
-    ``meta`` carries what the transcript records about how the answer came about (attempts,
-    prompt, raw reply, usage, memory; ``no_answer``/``fallback`` when the default was used).
-    """
+    """An agent's reply to a decision: the action value, the seat's private material (reasoning,
+    notes, beliefs: stored once, here) and, for agents that have more to tell, ``extras``."""
 
     value: Any = None
     reasoning: str | None = None
     notes: str | None = None
     beliefs: dict[int, float] | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
+    extras: AnswerExtras | None = None
+
+    @classmethod
+    def default_of(cls, request: "DecisionRequest", error: str | None = None) -> "Answer":
+        """No answer: the request's default applies, and ``error`` says why."""
+        return cls(value=request.default, extras=AnswerExtras(default_applies=True, error=error))

@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.actions import Answer, DecisionRequest
+from arena.actions import Answer, AnswerExtras, DecisionRequest
 from arena.config import ConfigError
 from arena.engine import GameSetup
 from arena.observation import Observation
@@ -30,7 +30,7 @@ class ForkError(ConfigError):
 
 def _recorded_answer(line: DecisionLine) -> Answer:
     if line.defaulted and line.answer == line.default:
-        return Answer(value=line.answer, meta={"no_answer": True})
+        return Answer(value=line.answer, extras=AnswerExtras(default_applies=True))
     return Answer(value=line.answer, reasoning=line.reasoning, notes=line.notes, beliefs=line.beliefs)
 
 

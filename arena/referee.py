@@ -172,7 +172,7 @@ class Table:
         self._switches = _switches_json(game.rules.switches)
         self._records_written = 0
         self._info = TableInfo(n, game.rules.preset.id, self._switches, lang)
-        self.meta: dict[int, Answer] = {}
+        self.answers: dict[int, Answer] = {}  # by request id, until their decision lines are written
         self.latency: dict[int, float] = {}
         self.abandoned = False
         if on_event is not None:
@@ -219,9 +219,9 @@ class Table:
             for record in records[self._records_written:]:
                 rid = record.request.id
                 self.writer.write_json(decision_line_json(record, self.agents[record.request.seat - 1],
-                                                          self.meta.get(rid), self.latency.get(rid)))
+                                                          self.answers.get(rid), self.latency.get(rid)))
             # Every answer handed in has been recorded by now (the engine records each pending request).
-            self.meta.clear()
+            self.answers.clear()
         if self.latency:
             self.latency.clear()
         self._records_written = len(records)
@@ -250,17 +250,17 @@ class Table:
             if not isinstance(a, Answer):
                 values.append(request.default if a is _MISSING else a)
                 continue
-            meta = a.meta
-            values.append(request.default if meta and meta.get("no_answer") else a.value)
+            extras = a.extras
+            values.append(request.default if extras is not None and extras.default_applies else a.value)
             if a.reasoning or a.notes or a.beliefs:
                 if thoughts is None:
                     thoughts = {}
                 thoughts[request.id] = {"reasoning": a.reasoning, "notes": a.notes, "beliefs": a.beliefs}
         self.game.submit_in_order(values, thoughts)
-        if self.writer is not None:  # the decision lines read each answer's meta
+        if self.writer is not None:  # the decision lines read each answer's extras
             for request, a in zip(requests, answers):
                 if isinstance(a, Answer):
-                    self.meta[request.id] = a
+                    self.answers[request.id] = a
             self.flush_decisions()
             self.flush_events()
         elif self.latency:
@@ -303,7 +303,7 @@ def decision_fields(record: DecisionRecord, agent: Any, answer: Answer | None,
                     latency: float | None) -> dict[str, Any]:
     """A decision line's fields, in :class:`DecisionLine`'s order (a test holds the two together)."""
     req = record.request
-    meta = answer.meta if answer is not None else None
+    extras = answer.extras if answer is not None else None
     kind = req.kind
     fields = {
         "type": "decision", "id": req.id, "seat": req.seat, "kind": kind._value_ if isinstance(kind, Enum) else kind,
@@ -315,12 +315,12 @@ def decision_fields(record: DecisionRecord, agent: Any, answer: Answer | None,
     }
     if answer is not None:
         fields["reasoning"], fields["notes"], fields["beliefs"] = answer.reasoning, answer.notes, answer.beliefs
-    if meta:  # a bot's answers carry none: their lines skip these look-ups
-        fields["error"] = record.error or meta.get("error")
-        fields["defaulted"] = bool(meta.get("no_answer") or meta.get("fallback"))
-        fields["attempts"] = meta.get("attempts", [])
-        for name in ("prompt", "raw_reply", "memory", "usage"):
-            fields[name] = meta.get(name)
+    if extras is not None:  # a bot's answers carry none: their lines skip these look-ups
+        fields["error"] = record.error or extras.error
+        fields["defaulted"] = extras.defaulted
+        fields["attempts"] = [a.model_dump() for a in extras.attempts]
+        fields["prompt"], fields["raw_reply"], fields["memory"] = extras.prompt, extras.raw_reply, extras.memory
+        fields["usage"] = extras.usage.to_json() if extras.usage is not None else None
     return fields
 
 
@@ -331,7 +331,7 @@ def decision_line_json(record: DecisionRecord, agent: Any, answer: Answer | None
     same float format, about four times faster than json.dumps); the reader still validates every
     line. A line with nothing but the choice (a bot's: no reasoning, metadata or latency) is
     assembled from pieces instead, most of them cached (``_plain_decision_line``)."""
-    if latency is None and (answer is None or (not answer.meta and answer.reasoning is None and answer.notes is None
+    if latency is None and (answer is None or (answer.extras is None and answer.reasoning is None and answer.notes is None
                                                and answer.beliefs is None)):
         try:
             return _plain_decision_line(record, agent)
@@ -392,7 +392,7 @@ def event_line_json(seq: int, event: Event) -> str:
 
 def _fault(request: DecisionRequest, exc: BaseException) -> Answer:
     """An agent crashed: the decision falls back to its default, and the fault is recorded."""
-    return Answer(value=request.default, meta={"no_answer": True, "error": f"agent error: {type(exc).__name__}: {exc}"})
+    return Answer.default_of(request, f"agent error: {type(exc).__name__}: {exc}")
 
 
 async def _ask(agent: Any, observation: Observation, request: DecisionRequest) -> tuple[Answer, float | None]:

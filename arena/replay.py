@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.actions import Answer, DecisionRequest
+from arena.actions import Answer, AnswerExtras, DecisionRequest
 from arena.engine import Game, GameSetup
 from arena.observation import Observation
 from arena.referee import Table, run_table_sync
@@ -39,7 +39,7 @@ class RecordedAgent:
             raise ReplayMismatch(f"decision {request.id}: the transcript has seat {line.seat} {line.kind}, "
                                  f"the referee asks seat {request.seat} {request.kind}")
         if line.defaulted and line.answer == line.default:
-            return Answer(value=line.answer, meta={"no_answer": True})
+            return Answer(value=line.answer, extras=AnswerExtras(default_applies=True))
         return Answer(value=line.answer, reasoning=line.reasoning, notes=line.notes, beliefs=line.beliefs)
 
 

@@ -9,7 +9,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from arena.actions import Answer
+from arena.actions import Answer, AnswerExtras
 from arena.config import ConfigError, board_id, parametric_boards, resolve_rules
 from arena.engine import Game, GameSetup, SetupError
 from arena.referee import Table, run_table_sync
@@ -143,7 +143,7 @@ class ScriptedSeat:
 
     def decide_sync(self, observation: Any, request: Any) -> Answer:
         found, value = scripted_value(self.script, request)
-        return Answer(value=value, meta={"scripted": found})
+        return Answer(value=value, extras=AnswerExtras(note=f"scripted: {found}"))
 
     async def decide(self, observation: Any, request: Any) -> Answer:
         return self.decide_sync(observation, request)

@@ -15,7 +15,7 @@ from typing import Any
 
 from agents.base import SyncAgent
 from agents.bots import random_choice
-from arena.actions import Answer, DecisionRequest
+from arena.actions import Answer, AnswerExtras, DecisionRequest, ModelUsage
 from arena.engine import GameSetup
 from arena.observation import Observation
 from arena.referee import play_sync
@@ -89,7 +89,7 @@ class ChattyBot(SyncAgent):
         prompt = f"[seat {self.seat}] decision {request.kind} in {request.asked_in}; legal: {_legal_json(request)}"
         raw = json.dumps({"reasoning": reasoning, "answer": value}, ensure_ascii=False)
         return Answer(value=value, reasoning=reasoning, beliefs=beliefs,
-                      meta={"prompt": prompt, "raw_reply": raw, "usage": {"input_tokens": 900, "output_tokens": 60}})
+                      extras=AnswerExtras(prompt=prompt, raw_reply=raw, usage=ModelUsage(input=900, output=60)))
 
     def _speech(self, view: Any, request: DecisionRequest, target: int) -> str:
         text = LINES[self.lang]

@@ -84,10 +84,10 @@ def test_a_few_decisions_through_the_openai_sdk(server_url):
 
     answers = asyncio.run(main())
     for request, answer in zip(requests, answers):
-        assert answer.meta["attempts"], "every decision records its attempts"
+        assert answer.extras.attempts, "every decision records its attempts"
         request.check(answer.value)  # a legal value, or the default after repairs
-        assert answer.meta["usage"]["provider"] == "local" and answer.meta["usage"]["input"] > 0
-    assert any(not a.meta.get("fallback") for a in answers)
+        assert answer.extras.usage.provider == "local" and answer.extras.usage.input > 0
+    assert any(not a.extras.fallback for a in answers)
 
 
 def test_a_full_std12_game_of_local_seats_ends_with_a_winner(server_url, capsys):

@@ -136,8 +136,8 @@ def test_a_plain_decision_line_is_assembled_to_the_same_bytes() -> None:
     for every kind of value an answer, a default or an error can hold."""
     from pydantic_core import to_json
 
-    from arena.actions import (YES_OR_NO, Answer, ChooseOption, DecisionRequest, Speak, SpeechOrderChoice,
-                               choose_seat)
+    from arena.actions import (YES_OR_NO, Answer, AnswerExtras, ChooseOption, DecisionRequest, Speak,
+                               SpeechOrderChoice, choose_seat)
     from arena.engine import DecisionRecord
     from arena.referee import _plain_decision_line, decision_line_json
     from arena.types import Kind
@@ -164,7 +164,7 @@ def test_a_plain_decision_line_is_assembled_to_the_same_bytes() -> None:
                         assert _plain_decision_line(record, agent) == expected
                         assert decision_line_json(record, agent, None, None) == expected
                     # an answer whose extras are empty but present is written as it is, not as null
-                    for extras in ({"reasoning": ""}, {"notes": ""}, {"beliefs": {}}, {"meta": {}}):
+                    for extras in ({"reasoning": ""}, {"notes": ""}, {"beliefs": {}}, {"extras": AnswerExtras()}):
                         answer = Answer(value=value, **extras)
                         expected = to_json(decision_fields(record, None, answer, None)).decode()
                         assert decision_line_json(record, None, answer, None) == expected

@@ -27,7 +27,7 @@ from typing import Any, Awaitable, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from arena.actions import Answer, DecisionRequest, IllegalAnswer
+from arena.actions import Answer, AnswerExtras, DecisionRequest, IllegalAnswer
 from arena.events import Event
 from arena.narration import LANGS
 from arena.observation import Observation, public_events, visible_events
@@ -330,7 +330,7 @@ class Room:
             error = f"no answer within the time limit of {question.seconds:g} s: the default applies"
         else:
             error = f"the player was away longer than the grace of {self.spec.grace_seconds:g} s: the default applies"
-        question.future.set_result(Answer(value=request.default, meta={"no_answer": True, "error": error}))
+        question.future.set_result(Answer.default_of(request, error))
         self.settlements[seat].append({"type": "settled", "rid": question.rid, "why": why,
                                        "value": request.default})
 
@@ -352,7 +352,7 @@ class Room:
         except IllegalAnswer as exc:
             return str(exc)
         raw = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        question.future.set_result(Answer(value=checked, meta={"raw_reply": raw}))
+        question.future.set_result(Answer(value=checked, extras=AnswerExtras(raw_reply=raw)))
         self.settlements[seat].append({"type": "settled", "rid": rid, "why": "answered", "value": checked})
         question.wake.set()
         self.notify()
