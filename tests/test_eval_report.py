@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,20 @@ def test_score_with_no_readable_game_is_an_error(tmp_path: Path) -> None:
         assert result.exit_code == 2, result.output
         assert f"no finished game to score in {folder} ({why}" in result.output, result.output
         assert "Leaderboard" not in result.output
+
+
+def test_html_rows_link_to_their_games_and_the_page_shows_win_rates_and_balance(folder: Path) -> None:
+    from arena.cli.main import app
+
+    out = folder / "site" / "report.html"
+    result = CliRunner().invoke(app, ["score", str(folder), "--format", "html", "--resamples", "10", "-o", str(out),
+                                      "--replay-pages"])
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert "<h2>Win rate by side and role</h2>" in page and 'alt="win_rates"' in page
+    assert "<h3>Seats per agent</h3>" in page and "<h3>Roles per agent</h3>" in page
+    assert "distinct switch sets" in page and "Holm" in page
+    links = re.findall(r'<a href="([^"]+\.html)">', page)
+    assert links, "no metric row links to a game"
+    for href in set(links):
+        assert (out.parent / href).resolve().exists(), href  # --replay-pages wrote the page it links to

@@ -30,6 +30,9 @@ def score_command(
     resamples: int = typer.Option(1000, help="Bootstrap resamples (whole games) for the rating intervals."),
     seed: int = typer.Option(0, help="Seed of the bootstrap's random generator."),
     strict: bool = typer.Option(False, help="Validate every transcript line with the pydantic models (slower)."),
+    pages: bool = typer.Option(False, "--replay-pages",
+                               help="html: also write the replay page of every game a metric row links to "
+                                    "(beside its transcript, as `arena view` does)."),
     include_forks: bool = typer.Option(False, "--include-forks",
                                        help="Count forked games (arena fork) as ordinary games in the ratings, win "
                                             "rates and metrics. By default they share their parent's prefix, so they "
@@ -47,9 +50,13 @@ def score_command(
                    include_forks=include_forks)
     if report.availability.games == 0 and not report.forks_excluded:
         raise TranscriptError(_nothing_scored(paths, report))
-    text = render(report, fmt.value)
     if out is None and fmt is ReportFormat.html:  # a page belongs in a file, as `arena view` writes one
         out = default_html_path(paths)
+    text = render(report, fmt.value, base=out.parent.resolve() if out is not None else None)
+    if pages and fmt is ReportFormat.html:
+        from arena.evaluate.report import replay_pages
+
+        typer.echo(f"wrote {len(replay_pages(report))} replay pages beside their transcripts", err=True)
     if out is None:
         typer.echo(text, nl=False)
         return

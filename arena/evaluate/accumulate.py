@@ -164,10 +164,13 @@ class Accumulator:
     #: the cluster of the game being scored: one per (board, seed), so mirrored games form one unit
     cluster: int = 0
     cluster_ids: dict[tuple[str, Any], int] = field(default_factory=dict)
+    #: cluster -> the transcripts (paths, else game ids) in it, so a report row can link to its games
+    cluster_games: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
 
-    def start_game(self, board: str, seed: Any, game_id: str) -> None:
+    def start_game(self, board: str, seed: Any, game_id: str, path: str | None = None) -> None:
         key = (board, seed) if isinstance(seed, int) else (board, "game:" + game_id)
         self.cluster = self.cluster_ids.setdefault(key, len(self.cluster_ids))
+        self.cluster_games[self.cluster].append(path or game_id)
 
     def rate(self, metric: str, agent: str, hit: float, chance: float | None = None, group: str = ALL,
              by_day: str | None = None) -> None:

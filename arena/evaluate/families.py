@@ -913,7 +913,7 @@ def _begin(game: RawGame, acc: Accumulator) -> GameContext | None:
         seats=tuple(SeatRecord(seat=s, agent=agent_of.get(s, "?"), role=roles[s],
                                side="wolf" if is_wolf_card(roles[s]) else "good") for s in sorted(roles)),
     ))
-    acc.start_game(board, header.get("seed"), header["game_id"])
+    acc.start_game(board, header.get("seed"), header["game_id"], game.path)
     return GameContext(game=game, acc=acc, roles=roles, agent_of=agent_of, board=board, winner=winner)
 
 

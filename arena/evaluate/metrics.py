@@ -45,6 +45,9 @@ from arena.evaluate.stats import (
 from arena.types import is_wolf_card
 
 
+#: Games a report row names (and the HTML report links to).
+ROW_EXAMPLES = 6
+
 # --- the catalogue ------------------------------------------------------------------------------
 
 Kind = Literal["rate", "mean", "auroc"]
@@ -201,6 +204,8 @@ class MetricRow(BaseModel):
     games: int | None = Field(None, description="independent units (games, or deals for mirrored games) behind n")
     below_floor: bool = Field(False, description="fewer than MIN_GAMES units: the interval rests on too few games")
     p_chance: float | None = Field(None, description="two-sided p-value of value == chance (cluster-robust)")
+    examples: list[str] = Field(default_factory=list, description=(
+        f"transcripts of the first {ROW_EXAMPLES} games (deals) behind the row, for links to their replay pages"))
     differs_from_chance: bool | None = Field(None, description=(
         "the interval excludes chance after Holm's correction over every row of the report compared with chance"))
 
@@ -338,14 +343,26 @@ def _flag_against_chance(rows: list[MetricRow], alpha: float = 0.05) -> int:
     return len(tested)
 
 
+def _examples(acc: Accumulator, clusters: list[int]) -> list[str]:
+    out: list[str] = []
+    for c in dict.fromkeys(clusters):
+        out.extend(acc.cluster_games.get(c, []))
+        if len(out) >= ROW_EXAMPLES:
+            break
+    return out[:ROW_EXAMPLES]
+
+
 def finish_metrics(acc: Accumulator) -> list[MetricResult]:
     rows: dict[str, list[MetricRow]] = defaultdict(list)
     for (mid, agent, group), r in acc.rates.items():
         rows[mid].append(_rate_row(agent, group, r, CATALOGUE_BY_ID[mid].chance_corrected))
+        rows[mid][-1].examples = _examples(acc, r.gc)
     for (mid, agent, group), m in acc.means.items():
         rows[mid].append(_mean_row(agent, group, m))
+        rows[mid][-1].examples = _examples(acc, m.gc)
     for (mid, agent, group), a in acc.aucs.items():
         rows[mid].append(_auc_row(agent, group, a))
+        rows[mid][-1].examples = _examples(acc, a.clusters)
     # win_rate's chance: the board's side rate over all games, weighted by this row's exposure.
     board_rate = {b: (o[0] / o[1] if o[1] else 0.5) for b, o in acc.board_outcomes.items()}
     for metric_id in ("win_rate", "position_win_rate"):

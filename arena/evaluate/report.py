@@ -11,6 +11,7 @@ import gc
 import html
 import io
 import json
+import os
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -150,6 +151,26 @@ def _config_card(headers: Sequence[dict[str, Any]]) -> ConfigCard | None:
         roster=roster,
         prompt_versions=dict(sorted(all_versions.items())),
     )
+
+
+def _card_rows(report: "Report") -> list[list[str]]:
+    """The config card as (item, value) rows: the same in every format."""
+    c = report.config
+    assert c is not None
+    return [
+        ["boards", ", ".join(f"{b} ({n})" for b, n in c.boards.items())],
+        ["rule overrides", "; ".join(str(o) for o in c.rule_overrides) or "none (presets as shipped)"],
+        ["distinct switch sets", str(c.switch_sets)],
+        ["agents", "; ".join(f"{k}: {', '.join(v)}" for k, v in c.agents.items())],
+        ["seeds", f"{c.seeds['count']} distinct, {c.seeds['min']}..{c.seeds['max']}"],
+        ["languages", ", ".join(f"{k} ({v})" for k, v in c.langs.items())],
+        ["code version", ", ".join(f"werewolf-arena {k} ({v})" for k, v in c.package_versions.items())],
+        ["forks", _forks_card_text(report)],
+        ["prompt versions", _versions_text(c.prompt_versions)],
+        ["rating", f"role-aware team Bradley-Terry, {report.ratings.n_resamples} game-bootstrap resamples, "
+                   f"seed {report.ratings.seed}; ranks Holm-corrected over {report.ratings.rank_comparisons} pairs"],
+        ["intervals", "game-clustered (deal for mirrored games); see Metrics"],
+    ]
 
 
 def _versions_text(versions: dict[str, int]) -> str:
@@ -377,19 +398,7 @@ def render_md(report: Report) -> str:
     if report.config:
         c = report.config
         out += ["## Config card", ""]
-        out.append(_md_table(["item", "value"], [
-            ["boards", ", ".join(f"{b} ({n})" for b, n in c.boards.items())],
-            ["rule overrides", "; ".join(str(o) for o in c.rule_overrides) or "none (presets as shipped)"],
-            ["distinct switch sets", str(c.switch_sets)],
-            ["agents", "; ".join(f"{k}: {', '.join(v)}" for k, v in c.agents.items())],
-            ["seeds", f"{c.seeds['count']} distinct, {c.seeds['min']}..{c.seeds['max']}"],
-            ["languages", ", ".join(f"{k} ({v})" for k, v in c.langs.items())],
-            ["code version", ", ".join(f"werewolf-arena {k} ({v})" for k, v in c.package_versions.items())],
-            ["forks", _forks_card_text(report)],
-            ["prompt versions", _versions_text(c.prompt_versions)],
-            ["rating", f"role-aware team Bradley-Terry, {report.ratings.n_resamples} game-bootstrap resamples, "
-                       f"seed {report.ratings.seed}"],
-        ]))
+        out.append(_md_table(["item", "value"], _card_rows(report)))
         if c.roster:
             out += ["", "### Roster", "", "What stood behind each roster name: its specs, the hash of the "
                     "templates it played from (seat-games per version) and its non-secret settings.", ""]
@@ -442,18 +451,28 @@ def render_md(report: Report) -> str:
         out += ["## Schedule balance", "",
                 f"Largest gap between an entry's role share and the deck's: {100 * b.max_role_deviation:.1f} points; "
                 f"largest gap from an even seat share: {100 * b.max_seat_deviation:.1f} points.", ""]
-        roles = list(b.deck_share)
-        rows = [[a] + [f"{100 * share[r]:.1f}%" for r in roles] + [str(b.first_speaker.get(a, 0))]
-                for a, share in b.role_share.items()]
-        rows.append(["(deck)"] + [f"{100 * b.deck_share[r]:.1f}%" for r in roles] + ["—"])
-        out.append(_md_table(["agent"] + roles + ["opened discussions"], rows))
-        out.append("")
+        out.append(_md_table(*_balance_roles(b)))
+        out += ["", _md_table(*_balance_seats(b)), ""]
     out.append(f"Timing (s): {', '.join(f'{k} {v}' for k, v in report.seconds.items())}")
     return "\n".join(out) + "\n"
 
 
 FORK_INTRO = ("Each fork replays its parent up to the fork decision, then plays on. Change = the side's result "
               "in the fork minus in the parent (1 win, 0.5 draw, 0 loss), averaged over pairs with the same swap.")
+
+
+def _balance_roles(b: BalanceReport) -> tuple[list[str], list[list[str]]]:
+    roles = list(b.deck_share)
+    rows = [[a] + [f"{100 * share[r]:.1f}%" for r in roles] + [str(b.first_speaker.get(a, 0))]
+            for a, share in b.role_share.items()]
+    rows.append(["(deck)"] + [f"{100 * b.deck_share[r]:.1f}%" for r in roles] + ["—"])
+    return ["agent"] + roles + ["opened discussions"], rows
+
+
+def _balance_seats(b: BalanceReport) -> tuple[list[str], list[list[str]]]:
+    seats = sorted({s for share in b.seat_share.values() for s in share})
+    return (["agent \\ seat"] + [str(s) for s in seats],
+            [[a] + [f"{100 * share.get(s, 0.0):.1f}%" for s in seats] for a, share in b.seat_share.items()])
 
 
 def _fork_policy(report: Report) -> str | None:
@@ -584,6 +603,9 @@ def _plots(report: Report) -> dict[str, str]:
         fig.colorbar(im, ax=ax, label="win rate of row against column")
         ax.set_title("Pairwise win rates")
         plots["pairwise"] = _png(fig)
+    win = next((m for m in report.metrics if m.id == "win_rate" and m.status == "ok"), None)
+    if win is not None:
+        plots["win_rates"] = _win_rate_plot(win, plt, np)
     for section in SECTIONS:
         # Only metrics on a 0..1-like scale share an axis; tokens, cost and latency stay in tables.
         ms = [m for m in report.metrics if m.section == section and m.status == "ok"
@@ -628,14 +650,81 @@ def _cost_vs_rating(report: Report, plt: Any) -> str | None:
     return _png(fig)
 
 
+def _win_rate_plot(win: MetricResult, plt: Any, np: Any) -> str:
+    """Win rate by side and by role, one panel per agent, with intervals and the chance tick."""
+    agents = sorted({r.agent for r in win.rows})
+    groups = sorted({r.group for r in win.rows}, key=lambda g: (not g.startswith("side:"), g))
+    fig, axes = plt.subplots(1, len(agents), figsize=(3.2 * len(agents) + 1.5, 0.6 + 0.34 * len(groups)),
+                             sharey=True, squeeze=False)
+    ys = np.arange(len(groups))[::-1]
+    for ax, agent in zip(axes[0], agents):
+        by = {r.group: r for r in win.rows if r.agent == agent}
+        for y, g in zip(ys, groups):
+            r = by.get(g)
+            if r is None or r.value is None:
+                continue
+            lo = max(0.0, r.value - r.low) if r.low is not None else 0
+            hi = max(0.0, r.high - r.value) if r.high is not None else 0
+            color = "#1f5f99" if g.endswith("good") or (g.startswith("role:") and g[5:] in GOOD_ROLE_NAMES) else "#a33"
+            ax.errorbar([r.value], [y], xerr=[[lo], [hi]], fmt="o", capsize=3, color=color,
+                        alpha=0.45 if r.below_floor else 1.0)
+            if r.chance is not None:
+                ax.plot([r.chance], [y], "|", color="#555", markersize=11)
+        ax.set_xlim(0, 1)
+        ax.set_title(agent, fontsize=9)
+    axes[0][0].set_yticks(ys, groups, fontsize=8)
+    fig.suptitle("Win rate by side and role (grey tick: the board's rate for that side; faint: below the floor)",
+                 fontsize=9)
+    return _png(fig)
+
+
+#: Role names drawn in the village's colour in the win-rate plot.
+GOOD_ROLE_NAMES = frozenset({"seer", "witch", "hunter", "guard", "idiot", "villager", "elder", "cupid", "thief",
+                             "little_girl", "scapegoat", "traveler", "maid"})
+
+
 def _html_table(head: list[str], body: list[list[str]]) -> str:
     h = "".join(f"<th>{html.escape(x)}</th>" for x in head)
     rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in body)
     return f"<table><thead><tr>{h}</tr></thead><tbody>{rows}</tbody></table>"
 
 
-def render_html(report: Report) -> str:
-    """One self-contained page: tables plus matplotlib plots inlined as base64 PNGs."""
+def _game_link(example: str, base: Path | None) -> str:
+    """A link to a game's replay page (``arena view`` writes it beside the transcript, as .html)."""
+    path = Path(example)
+    if path.suffix != ".jsonl":
+        return html.escape(example)
+    page = path.with_suffix(".html")
+    href = os.path.relpath(page, base) if base is not None else str(page)
+    return f'<a href="{html.escape(Path(href).as_posix())}">{html.escape(path.stem)}</a>'
+
+
+def _html_metric_table(m: MetricResult, base: Path | None) -> str:
+    head, body = _metric_table(m)
+    h = "".join(f"<th>{html.escape(x)}</th>" for x in head + ["games"])
+    rows = []
+    for r, cells in zip(m.rows, body):
+        links = " ".join(_game_link(e, base) for e in r.examples)
+        more = " …" if r.games is not None and r.games > len(r.examples) else ""
+        rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + f"<td>{links}{more}</td></tr>")
+    return f"<table><thead><tr>{h}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def replay_pages(report: Report) -> list[Path]:
+    """Write the replay page of every game a metric row links to (beside its transcript); the pages written."""
+    from arena.viewer import write_view
+
+    done: list[Path] = []
+    for example in dict.fromkeys(e for m in report.metrics for r in m.rows for e in r.examples):
+        path = Path(example)
+        if path.suffix == ".jsonl" and path.exists():
+            done.append(write_view(path))
+    return done
+
+
+def render_html(report: Report, base: Path | None = None) -> str:
+    """One self-contained page: tables plus matplotlib plots inlined as base64 PNGs. Metric rows link to
+    their games' replay pages, relative to ``base`` (the folder the page is written to)."""
     plots = _plots(report)
     img = lambda key: f'<img alt="{html.escape(key)}" src="{plots[key]}">' if key in plots else ""  # noqa: E731
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>Werewolf arena report</title><style>",
@@ -653,17 +742,11 @@ def render_html(report: Report) -> str:
     if report.config:
         c = report.config
         parts.append("<h2>Config card</h2>")
-        parts.append(_html_table(["item", "value"], [
-            ["boards", ", ".join(f"{b} ({n})" for b, n in c.boards.items())],
-            ["rule overrides", "; ".join(str(o) for o in c.rule_overrides) or "none"],
-            ["agents", "; ".join(f"{k}: {', '.join(v)}" for k, v in c.agents.items())],
-            ["seeds", f"{c.seeds['count']} distinct, {c.seeds['min']}..{c.seeds['max']}"],
-            ["code version", ", ".join(c.package_versions)],
-            ["forks", _forks_card_text(report)],
-            ["prompt versions", _versions_text(c.prompt_versions)],
-        ]))
+        parts.append(_html_table(["item", "value"], _card_rows(report)))
         if c.roster:
             parts.append("<h3>Roster</h3>" + _html_table(*_roster_rows(c)))
+    if "win_rates" in plots:
+        parts.append("<h2>Win rate by side and role</h2>" + img("win_rates"))
     parts.append("<h2>Leaderboard</h2>" + img("leaderboard") + f"<p>{html.escape(_rank_note(report))}</p>"
                  + _html_table(*_leaderboard(report)))
     parts.append(f"<p>{html.escape(_power_sentence(report))}</p>")
@@ -688,7 +771,7 @@ def render_html(report: Report) -> str:
             elif m.status == "empty":
                 parts.append("<p class='empty'>no observations (n = 0)</p>")
             else:
-                parts.append(_html_table(*_metric_table(m)))
+                parts.append(_html_metric_table(m, base))
     if report.forks:
         f = report.forks
         tables = fork_tables(f)
@@ -700,16 +783,19 @@ def render_html(report: Report) -> str:
     if report.balance:
         b = report.balance
         parts.append(f"<h2>Schedule balance</h2><p>Largest role-share gap {100 * b.max_role_deviation:.1f} points; "
-                     f"largest seat-share gap {100 * b.max_seat_deviation:.1f} points.</p>")
+                     f"largest seat-share gap {100 * b.max_seat_deviation:.1f} points. Position effects (day-1 "
+                     "speaking quartile, seat) are under Outcomes, <code>position_win_rate</code>.</p>")
+        parts.append("<h3>Roles per agent</h3>" + _html_table(*_balance_roles(b)))
+        parts.append("<h3>Seats per agent</h3>" + _html_table(*_balance_seats(b)))
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
-def render(report: Report, fmt: str) -> str:
+def render(report: Report, fmt: str, base: Path | None = None) -> str:
     if fmt == "md":
         return render_md(report)
     if fmt == "json":
         return render_json(report)
     if fmt == "html":
-        return render_html(report)
+        return render_html(report, base)
     raise ValueError(f"unknown format {fmt!r}; use md, json or html")
