@@ -39,10 +39,11 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
         return None
 
 
-@lru_cache(maxsize=1)
-def git_state() -> tuple[str, bool | None]:
-    """(commit, dirty) of the checkout this package runs from; ``not a checkout`` for an installed wheel."""
-    root = Path(__file__).resolve().parent.parent
+@lru_cache(maxsize=4)
+def git_state(root: Path | None = None) -> tuple[str, bool | None]:
+    """(commit, dirty) of the checkout this package runs from (or of ``root``); ``not a checkout``
+    for an installed wheel."""
+    root = root or Path(__file__).resolve().parent.parent
     if not (root / ".git").exists():
         return NOT_A_CHECKOUT, None
     head = _git(root, "rev-parse", "HEAD")
