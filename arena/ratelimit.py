@@ -127,7 +127,23 @@ class Buckets(Protocol):
     def pause(self, account: str, limit: RateLimit, seconds: float) -> None: ...
 
 
-class LocalBuckets:
+class _SteppedBuckets:
+    """Buckets whose every operation is one atomic ``_step`` on an account's state."""
+
+    def _step(self, account: str, limit: RateLimit, step: Any) -> Any:
+        raise NotImplementedError
+
+    def take(self, account: str, limit: RateLimit, tokens: float) -> float:
+        return self._step(account, limit, lambda s, now: s.take(limit, now, tokens))
+
+    def settle(self, account: str, limit: RateLimit, tokens: float) -> None:
+        self._step(account, limit, lambda s, now: s.settle(limit, now, tokens))
+
+    def pause(self, account: str, limit: RateLimit, seconds: float) -> None:
+        self._step(account, limit, lambda s, now: s.pause(now, seconds))
+
+
+class LocalBuckets(_SteppedBuckets):
     """In this process. A lock, because a watched game plays in a thread beside the event loop."""
 
     def __init__(self) -> None:
@@ -141,17 +157,8 @@ class LocalBuckets:
                 state = self.states[account] = BucketState.full(limit, time.time())
             return step(state, time.time())
 
-    def take(self, account: str, limit: RateLimit, tokens: float) -> float:
-        return self._step(account, limit, lambda s, now: s.take(limit, now, tokens))
 
-    def settle(self, account: str, limit: RateLimit, tokens: float) -> None:
-        self._step(account, limit, lambda s, now: s.settle(limit, now, tokens))
-
-    def pause(self, account: str, limit: RateLimit, seconds: float) -> None:
-        self._step(account, limit, lambda s, now: s.pause(now, seconds))
-
-
-class FileBuckets:
+class FileBuckets(_SteppedBuckets):
     """One JSON state file per account in ``folder``, read and written under an exclusive ``flock``:
     every process of one machine that opens the same folder shares the buckets."""
 
@@ -181,16 +188,6 @@ class FileBuckets:
                 return result
             finally:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-
-    def take(self, account: str, limit: RateLimit, tokens: float) -> float:
-        return self._step(account, limit, lambda s, now: s.take(limit, now, tokens))
-
-    def settle(self, account: str, limit: RateLimit, tokens: float) -> None:
-        self._step(account, limit, lambda s, now: s.settle(limit, now, tokens))
-
-    def pause(self, account: str, limit: RateLimit, seconds: float) -> None:
-        self._step(account, limit, lambda s, now: s.pause(now, seconds))
-
 
 def _state_json(state: BucketState) -> dict[str, float]:
     # JSON has no infinity: an unlimited dimension is stored as a huge number.

@@ -169,18 +169,8 @@ class LoopbackServer:
 
             def _send_events(self, reply: Reply, events: list[tuple[str, Any]]) -> None:
                 data = "".join(f"event: {name}\ndata: {json.dumps(payload)}\n\n" for name, payload in events)
-                raw = data.encode("utf-8")
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("content-type", "text/event-stream")
-                    self.send_header("content-length", str(len(raw)))
-                    for k, v in reply.headers.items():
-                        if k.lower() != "content-type":
-                            self.send_header(k, v)
-                    self.end_headers()
-                    self.wfile.write(raw)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
+                self._send(Reply(status=reply.status, body=data,
+                                 headers={**reply.headers, "content-type": "text/event-stream"}))
 
             def _send(self, reply: Reply) -> None:
                 payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)

@@ -232,19 +232,21 @@ def strict_subset(schema: Any) -> Any:
 
 
 def _usage(u: Any) -> Usage:
-    if u is None:
-        return Usage()
-    cached = getattr(getattr(u, "prompt_tokens_details", None), "cached_tokens", None) or 0
-    reasoning = getattr(getattr(u, "completion_tokens_details", None), "reasoning_tokens", None) or 0
-    return Usage(input=u.prompt_tokens or 0, output=u.completion_tokens or 0, cached=cached, reasoning=reasoning)
+    """Chat Completions usage (prompt/completion tokens and their details)."""
+    return _usage_of(u, "prompt_tokens", "completion_tokens", "prompt_tokens_details", "completion_tokens_details")
 
 
 def _responses_usage(u: Any) -> Usage:
+    """Responses API usage (input/output tokens and their details)."""
+    return _usage_of(u, "input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details")
+
+
+def _usage_of(u: Any, inp: str, out: str, inp_details: str, out_details: str) -> Usage:
     if u is None:
         return Usage()
-    cached = getattr(getattr(u, "input_tokens_details", None), "cached_tokens", None) or 0
-    reasoning = getattr(getattr(u, "output_tokens_details", None), "reasoning_tokens", None) or 0
-    return Usage(input=u.input_tokens or 0, output=u.output_tokens or 0, cached=cached, reasoning=reasoning)
+    cached = getattr(getattr(u, inp_details, None), "cached_tokens", None) or 0
+    reasoning = getattr(getattr(u, out_details, None), "reasoning_tokens", None) or 0
+    return Usage(input=getattr(u, inp, 0) or 0, output=getattr(u, out, 0) or 0, cached=cached, reasoning=reasoning)
 
 
 def _status_error(exc: Any) -> ProviderError:
