@@ -23,6 +23,7 @@ without a model call except right before its own speech, which keeps calls per g
 from __future__ import annotations
 
 import hashlib
+import time
 from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -32,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.llm_answer import AnswerFormatError, answer_schema, clean_beliefs, read_answer
 from agents.llm_prompts import LANGS, PROMPTS_DIR, PromptBuilder
 from agents.providers.base import ChatMessage, GenerateOptions, Usage
-from agents.providers.secrets import FORBIDDEN_OPTIONS, redact
+from agents.providers.secrets import FORBIDDEN_OPTIONS, redact, redact_known
 from agents.providers.wrapper import ManagedProvider
 from arena.actions import (
     Answer,
@@ -44,8 +45,13 @@ from arena.actions import (
     ReplyProvenance,
 )
 from arena.observation import Observation
+from arena.stopping import SeatUnreachable
 
 SELF_DESTRUCT_KINDS = frozenset({"self_destruct", "self_destruct_election"})
+# A refused key, a forbidden model, an unknown model or path: no later call can succeed.
+FATAL_STATUSES = frozenset({401, 403, 404})
+# Failures that mean the endpoint is not there at all (when it has never answered this seat).
+DOWN_KINDS = frozenset({"connection", "timeout", "breaker", "deadline", "server"})
 
 
 class LLMAgentOptions(BaseModel):
@@ -134,6 +140,7 @@ class LLMAgent:
         self._builders: dict[str, PromptBuilder] = {}
         self.calls = 0
         self.usage = Usage()
+        self.reached = False  # has the endpoint ever answered this seat?
 
     def prompt_version(self, lang: str | None = None) -> str:
         """The hash of the templates this seat uses in a game whose language is ``lang``."""
@@ -204,8 +211,12 @@ class LLMAgent:
         last_error: str | None = None
         legal_type = getattr(request.legal, "type", None)
 
+        deadline = time.monotonic() + self.provider.policy.decision_deadline
         for attempt in range(self.options.max_repairs + 1):
-            result = await self.provider.call(messages, schema=schema, options=self.generate)
+            if attempt and time.monotonic() >= deadline:
+                last_error = f"decision deadline of {self.provider.policy.decision_deadline:g}s passed ({last_error})"
+                break
+            result = await self.provider.call(messages, schema=schema, options=self.generate, deadline=deadline)
             record.calls += 1
             record.retries += max(len(result.tries) - 1, 0)
             record.transport_errors += [t.error for t in result.tries if t.error]
@@ -213,14 +224,17 @@ class LLMAgent:
             record.cost_usd = (None if record.cost_usd is None or result.cost_usd is None
                                else round(record.cost_usd + result.cost_usd, 8))
             if not result.ok:
+                self._stop_if_unreachable(result)
                 last_error = f"provider error: {result.error}"
                 attempts.append(AnswerAttempt(raw=None, error=last_error))
                 break  # the wrapper has already retried what can succeed; re-asking cannot help
+            self.reached = True
             reply = result.reply
             assert reply is not None
             record.replies.append(ReplyProvenance(**reply.provenance()))
-            raw = reply.text[: self.options.raw_reply_max_chars]
-            raw_reply = {"text": raw, "thinking": reply.thinking} if reply.thinking else raw
+            # A server may echo what it was sent: the recorded reply never holds a known key.
+            raw = redact_known(reply.text[: self.options.raw_reply_max_chars])
+            raw_reply = {"text": raw, "thinking": redact_known(reply.thinking)} if reply.thinking else raw
             try:
                 read = read_answer(reply.text, reply.parsed, legal_type)
                 value = request.check(read.action)
@@ -242,6 +256,16 @@ class LLMAgent:
         extras = self._extras(messages, attempts, raw_reply, usage, record, built.memory)
         extras.fallback, extras.error = True, last_error
         return Answer(value=request.default, extras=extras)
+
+    def _stop_if_unreachable(self, result: Any) -> None:
+        """Stop the game rather than play on defaults: on a refused key, a forbidden or unknown
+        model (401/403/404), and on an endpoint that has never answered this seat."""
+        status = result.tries[-1].status if result.tries else None
+        down = (not self.reached and result.error_kind in DOWN_KINDS
+                and getattr(self.provider, "breaker", None) is not None)  # the stand-in's faults are simulated
+        if status in FATAL_STATUSES or down:
+            endpoint = _endpoint(getattr(self.provider.provider, "base_url", None)) or self.provider.name
+            raise SeatUnreachable(self.seat, f"{self.spec} at {endpoint}", redact(result.error or "no reply"))
 
     def _extras(self, messages: list[ChatMessage], attempts: list[AnswerAttempt], raw_reply: Any, usage: Usage,
                 record: ModelUsage, memory: dict[str, Any]) -> AnswerExtras:

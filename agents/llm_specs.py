@@ -21,7 +21,7 @@ from agents.llm import LLMAgent, LLMAgentOptions
 from agents.providers import make_provider
 from agents.providers.base import GenerateOptions, ProviderConfigError
 from agents.providers.mock import MockConfig, table_cache
-from agents.providers.secrets import reject_key_options
+from agents.providers.secrets import check_base_url, reject_key_options
 from agents.providers.wrapper import CallPolicy, ManagedProvider
 from agents.registry import AgentSpecError, register
 
@@ -85,6 +85,8 @@ def build_llm_agent(kind: str, rest: str, *, seat: int, seed: int = 0, **options
         base_url = url
         # llama.cpp's server has no json_schema response format; JSON mode with the schema is grammar-constrained.
         gen_opts.setdefault("structured", "json_object")
+    if base_url is not None:
+        check_base_url(str(base_url), f"{kind}:{model or rest} base_url")
     if kind in ("openai", "anthropic", "local") and not model:
         raise AgentSpecError(f"{kind}: name a model, e.g. {kind}:{'gpt-4o-mini' if kind != 'anthropic' else 'claude-sonnet-4-6'}")
     try:

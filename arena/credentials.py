@@ -18,7 +18,9 @@ KEY_OPTION_NAMES = ("api_key", "apikey", "key", "auth_token", "anthropic_api_key
 
 # A URL whose authority holds user info (``scheme://user[:password]@host``), anywhere in a string
 # (an agent spec such as ``local:MODEL@http://user:KEY@host/v1`` holds one after its own ``@``).
-_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^/\s@?#]+)@")
+# A password is matched up to its ``@`` whatever it holds: an unencoded ``/`` or ``#`` in a key
+# must not hide it (a path holding ``:`` and ``@`` is refused too, which costs a user an escape).
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^/\s@?#:]*:[^\s@]*|[^/\s@?#:]+)@")
 
 
 def url_has_credentials(text: str) -> bool:

@@ -32,6 +32,7 @@ from typing import Any, Callable, NamedTuple, Protocol
 from arena import ratelimit
 from arena.config import ConfigError
 from arena.gc_policy import relax_young_collections
+from arena.parent_watch import process_identity, watch_parent
 
 
 class TournamentError(ConfigError):
@@ -105,7 +106,7 @@ async def play_into(game: Any, writer: Any, factory: Callable[..., Any], lang: s
     agents = [factory(spec, seat=i + 1, seed=game.seed, lang=lang, **game.options[i])
               for i, spec in enumerate(game.specs)]
     result = await run_game(setup, agents, writer=writer, specs=game.specs, lang=lang, game_id=game.game_id,
-                            labels=game.labels, on_event=on_event)
+                            labels=game.labels, on_event=on_event, deadline=getattr(game, "deadline", None))
     return result.winner
 
 
@@ -194,9 +195,11 @@ def _pool_context() -> Any:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _join_limits(limits_json: str | None) -> None:
+def _join_limits(limits_json: str | None, parent: tuple[int, bytes | None] | None = None) -> None:
     relax_young_collections()  # a worker process plays game after game (arena.gc_policy)
     ratelimit.install_json(limits_json)
+    if parent is not None:
+        watch_parent(*parent)  # the worker ends with the main process (arena.parent_watch)
 
 
 def _play_in_worker(game_json: str, out: str, factory_path: str, lang: str) -> GameOutcome:
@@ -210,7 +213,7 @@ class ProcessExecutor:
         self.job = job
         self._slots = slots
         self._pool = ProcessPoolExecutor(max_workers=slots, mp_context=_pool_context(),
-                                         initializer=_join_limits, initargs=(job.limits_json,))
+                                         initializer=_join_limits, initargs=(job.limits_json, process_identity()))
         ratelimit.install_json(job.limits_json)  # a watched game plays in this process, under the same limits
 
     def slots(self) -> int:

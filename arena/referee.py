@@ -25,6 +25,7 @@ from arena.engine import DecisionRecord, Game, GameSetup
 from arena.events import Event
 from arena.observation import Observation
 from arena.provenance import build_info
+from arena.stopping import GameDeadline, GameStopped
 from arena.transcript import HeaderLine, ResultLine, SeatAgent, TranscriptWriter
 
 
@@ -401,7 +402,7 @@ async def _ask(agent: Any, observation: Observation, request: DecisionRequest) -
         answer = await agent.decide(observation, request)
         if not isinstance(answer, Answer):
             answer = Answer(value=answer)
-    except asyncio.CancelledError:
+    except (asyncio.CancelledError, GameStopped):  # a stopped game is abandoned, not played on defaults
         raise
     except Exception as exc:  # a misbehaving agent is a game fact, never a crash (brief: "never dies")
         answer = _fault(request, exc)
@@ -417,8 +418,13 @@ async def run_table(table: Table) -> None:
         requests = game.pending()
         if not requests:
             break
+        # Every question of the round is answered (or stopped) before the round's outcome is looked
+        # at: a seat that stops the game must not leave the others' calls running on.
         results = await asyncio.gather(*(_ask(table.agents[r.seat - 1], table.observation(r.seat), r)
-                                         for r in requests))
+                                         for r in requests), return_exceptions=True)
+        for outcome in results:
+            if isinstance(outcome, BaseException):
+                raise outcome
         answers = []
         for request, (answer, latency) in zip(requests, results):
             answers.append(answer)
@@ -472,15 +478,24 @@ def _finish(table: Table, writer: TranscriptWriter | None) -> GameResult:
 async def run_game(setup: GameSetup, agents: Sequence[Any], *, writer: TranscriptWriter | None = None,
                    specs: Sequence[str] | None = None, lang: str = "en", game_id: str | None = None,
                    labels: Sequence[str | None] | None = None, on_event: Callable[[Event], None] | None = None,
-                   fork: Any = None) -> GameResult:
-    """Play one game to the end with any agents and write its transcript (if a writer is given)."""
+                   fork: Any = None, deadline: float | None = None) -> GameResult:
+    """Play one game to the end with any agents and write its transcript (if a writer is given).
+
+    ``deadline``: seconds the whole game may take (agents that answer at once never reach it); past
+    it, or when an agent stops the game (:class:`arena.stopping.GameStopped`), the game is written as
+    abandoned and the exception is raised."""
     table = _start(setup, agents, specs, writer, lang, game_id, labels, on_event, fork)
     try:
         if all(hasattr(a, "decide_sync") for a in agents):
             run_table_sync(table)
-        else:
+        elif deadline is None:
             await run_table(table)
-    except (KeyboardInterrupt, asyncio.CancelledError):
+        else:
+            try:
+                await asyncio.wait_for(run_table(table), timeout=deadline)
+            except (asyncio.TimeoutError, TimeoutError):
+                raise GameDeadline(deadline) from None
+    except (KeyboardInterrupt, asyncio.CancelledError, GameStopped):
         table.abandoned = True
         table.flush_decisions()
         table.flush_events()

@@ -65,6 +65,7 @@ from arena.executors import (
     transcript_path,
 )
 from arena.ratelimit import RateLimit
+from arena.stopping import GameStopped, SeatUnreachable
 
 __all__ = ["TournamentError", "TournamentConfig", "run_tournament", "store_transcript", "Executor"]
 
@@ -142,6 +143,11 @@ class TournamentConfig(BaseModel):
     rate_limits: dict[str, RateLimit] = Field(default_factory=dict, description=(
         "per provider account (a provider's name, or a seat's `account` option): requests_per_minute, "
         "tokens_per_minute; shared by every game of the run on every executor"))
+    game_deadline: float | None = Field(14400.0, gt=0, description=(
+        "seconds one game may take in all; past it the game is abandoned (None: no limit)"))
+    max_fallback_share: float | None = Field(0.25, ge=0, le=1, description=(
+        "a finished game where some seat's model answers fell back to the default more often than this "
+        "is flagged in the index and the summary (None: never flag)"))
 
     @field_validator("roster")
     @classmethod
@@ -193,6 +199,7 @@ class ScheduledGame(BaseModel):
     first_kill_protected: list[int] = Field(default_factory=list, description=(
         "seats spared the night-1 knife (first_kill_protection), worked out when the game starts from the "
         "earlier games of its series"))
+    deadline: float | None = Field(None, description="the game's total deadline in seconds")
 
 
 def _deal_of(preset: str, rules: dict[str, Any], seed: int, game_index: int) -> list[str]:
@@ -215,7 +222,7 @@ def build_schedule(cfg: TournamentConfig) -> list[ScheduledGame]:
             index=len(games), game_id=f"{cfg.name}-b{b}-d{d:04d}-{variant}", preset=board.preset,
             rules=dict(board.rules), seed=seed, game_index=d, deal=deal, specs=[e.agent for e in entries],
             labels=[e.label for e in entries], options=[dict(e.options) for e in entries],
-            group=f"{cfg.name}-b{b}-d{d:04d}", variant=variant))
+            group=f"{cfg.name}-b{b}-d{d:04d}", variant=variant, deadline=cfg.game_deadline))
 
     for b, board in enumerate(cfg.boards):
         for d in range(cfg.deals):
@@ -304,7 +311,8 @@ def shard_of(schedule: Sequence[ScheduledGame], shard: tuple[int, int] | None) -
 
 def fingerprint(cfg: TournamentConfig, schedule: Sequence[ScheduledGame]) -> str:
     # The protected seats are worked out while the tournament runs, not part of what it schedules.
-    blob = json.dumps([g.model_dump(mode="json", exclude={"first_kill_protected"}) for g in schedule],
+    # A deadline changes how long a game may take, never what is played: resume may change it.
+    blob = json.dumps([g.model_dump(mode="json", exclude={"first_kill_protected", "deadline"}) for g in schedule],
                       sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
 
@@ -316,10 +324,12 @@ class IndexEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     game_id: str
-    status: Literal["scheduled", "started", "done", "failed"]
+    status: Literal["scheduled", "started", "done", "failed", "abandoned"]
     time: float
     winner: str | None = None
     error: str | None = None
+    fallback_share: float | None = Field(None, description="the largest share of one seat's model answers that fell back")
+    flagged: str | None = Field(None, description="why a finished game should not be trusted (e.g. its fallback share)")
     seconds: float | None = None
     tokens: float | None = None
     cost: float | None = None
@@ -357,6 +367,29 @@ class Index:
         self.state[entry.game_id] = entry
         if entry.status == "done":
             self.done_count[entry.game_id] = self.done_count.get(entry.game_id, 0) + 1
+
+
+def fallback_share(path: Path) -> float | None:
+    """The largest share, over the seats, of a seat's model answers that fell back to the default
+    (a decision line with usage is one that went to a model); None when no seat asked a model."""
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return None
+    if b'"usage":{' not in blob:
+        return None
+    asked: dict[int, int] = {}
+    fell_back: dict[int, int] = {}
+    for raw in blob.splitlines():
+        if raw.startswith(b'{"type":"decision"') and b'"usage":{' in raw:
+            line = json.loads(raw)
+            seat = line.get("seat")
+            asked[seat] = asked.get(seat, 0) + 1
+            if line.get("defaulted"):
+                fell_back[seat] = fell_back.get(seat, 0) + 1
+    if not asked:
+        return None
+    return round(max(fell_back.get(seat, 0) / n for seat, n in asked.items()), 4)
 
 
 def transcript_complete(path: Path) -> tuple[bool, str | None]:
@@ -400,6 +433,8 @@ class Progress:
     failed: int = 0
     running: int = 0
     skipped: int = 0
+    abandoned: int = 0
+    flagged: int = 0
     tokens: float = 0.0
     cost: float = 0.0
     started: float = field(default_factory=time.monotonic)
@@ -422,6 +457,9 @@ class TournamentResult(BaseModel):
     failed: list[str]
     discarded_parts: int
     seconds: float
+    abandoned: list[str] = Field(default_factory=list, description="games stopped before their end (not rated)")
+    flagged: list[str] = Field(default_factory=list, description="finished games over the fallback-share limit")
+    stopped: str | None = Field(None, description="why the tournament stopped early: the seat that cannot be reached")
 
 
 def persisted_config(cfg: TournamentConfig) -> dict[str, Any]:
@@ -615,6 +653,11 @@ async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[Scheduled
         if on_progress is not None:
             on_progress(progress)
 
+    abandoned: list[str] = []
+    flagged: list[str] = []
+    stopped: list[str] = []  # the first unreachable seat stops the whole tournament
+    tasks: list[asyncio.Future[None]] = []
+
     async def one(game: ScheduledGame) -> None:
         try:
             earlier = series.get(game.game_id)
@@ -630,6 +673,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[Scheduled
 
     async def play_one(game: ScheduledGame) -> None:
         async with semaphore:
+            if stopped:
+                return
             index.write(IndexEntry(game_id=game.game_id, status="started", time=time.time()))
             progress.running += 1
             report()
@@ -639,6 +684,17 @@ async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[Scheduled
                 winner, tokens, cost = await (play_watched(game) if watched else runner.play(game))
             except (KeyboardInterrupt, asyncio.CancelledError):
                 raise
+            except GameStopped as exc:  # recorded as abandoned: never rated, replayed by --resume
+                abandoned.append(game.game_id)
+                progress.abandoned += 1
+                index.write(IndexEntry(game_id=game.game_id, status="abandoned", time=time.time(),
+                                       error=str(exc)[:500]))
+                if isinstance(exc, SeatUnreachable) and not stopped:
+                    # Every other game with this seat's entry would stop the same way: stop now.
+                    stopped.append(f"{game.game_id}: {exc}")
+                    for task in tasks:
+                        if task is not asyncio.current_task():
+                            task.cancel()
             except Exception as exc:  # an engine or agent bug fails this game, not the tournament
                 failed.append(game.game_id)
                 progress.failed += 1
@@ -649,19 +705,31 @@ async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[Scheduled
                 progress.played += 1
                 progress.tokens += tokens or 0.0
                 progress.cost += cost or 0.0
+                share = fallback_share(transcript_path(out, game.game_id))
+                flag = None
+                if share is not None and cfg.max_fallback_share is not None and share > cfg.max_fallback_share:
+                    flag = f"a seat fell back on {share:.0%} of its model answers (limit {cfg.max_fallback_share:.0%})"
+                    flagged.append(game.game_id)
+                    progress.flagged += 1
                 index.write(IndexEntry(game_id=game.game_id, status="done", time=time.time(), winner=winner,
-                                       seconds=round(time.monotonic() - start, 3), tokens=tokens, cost=cost))
+                                       seconds=round(time.monotonic() - start, 3), tokens=tokens, cost=cost,
+                                       fallback_share=share, flagged=flag))
             finally:
                 progress.running -= 1
                 report()
 
     report()
+    tasks.extend(asyncio.ensure_future(one(g)) for g in todo)
     try:
-        await asyncio.gather(*(one(g) for g in todo))
+        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
     finally:
         watch_stop.set()
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException) and not (stopped and isinstance(outcome, asyncio.CancelledError)):
+            raise outcome
     return TournamentResult(out=str(out), scheduled=len(schedule), played=progress.played, skipped=skipped,
-                            failed=failed, discarded_parts=len(parts), seconds=round(time.monotonic() - t0, 3))
+                            failed=failed, discarded_parts=len(parts), seconds=round(time.monotonic() - t0, 3),
+                            abandoned=abandoned, flagged=flagged, stopped=stopped[0] if stopped else None)
 
 
 def make_executor(name: str, job: GameJob, slots: int, *, accounts: dict[str, RateLimit],

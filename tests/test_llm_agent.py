@@ -20,6 +20,7 @@ from arena.actions import ChooseBool, ChooseSeat, ChooseSeats, DecisionRequest, 
 from arena.config import resolve_rules
 from arena.events import PUBLIC, DeathsAnnounced, GameStarted, PhaseStarted, RoleAssigned, Speech, WolfTeam, only
 from arena.observation import Observation
+from arena.stopping import SeatUnreachable
 from arena.transcript import Attempt, DecisionLine
 from arena.types import Role
 from tests.llm_loopback import LoopbackServer, Reply, openai_completion
@@ -319,9 +320,9 @@ def test_a_key_echoed_by_the_server_never_reaches_the_answer(monkeypatch):
     with LoopbackServer() as srv:
         srv.default = Reply(status=401, body={"error": {"message": f"Incorrect API key provided: {secret}"}})
         agent = make_agent("openai:gpt-4o-mini", seat=5, base_url=srv.url + "/v1", timeout=5)
-        answer = decide(agent, observation(), vote_request())
-    assert answer.extras.fallback is True and answer.value is None
-    dumped = answer.extras.model_dump_json() + repr(answer)
+        with pytest.raises(SeatUnreachable) as stopped:  # a refused key stops the game (no defaults played on)
+            decide(agent, observation(), vote_request())
+    dumped = str(stopped.value) + repr(stopped.value)
     assert secret not in dumped and "Incorrect API key provided: ***" in dumped
 
 

@@ -141,6 +141,11 @@ class AnthropicProvider:
                                 kind="connection") from None
         except a.APIStatusError as exc:
             raise _status_error(exc) from None
+        if isinstance(message, (str, bytes)) or getattr(message, "content", None) is None:
+            # A 200 that is not a Messages reply (a proxy's HTML page, an empty body): the SDK hands
+            # back the raw text. Retried like any server fault, never taken as an empty answer.
+            raise ProviderError(f"the reply is not a Messages API response: {short_error_body(str(message), 120)!r}",
+                                retryable=True, kind="server")
         reply = self.parse_message(message, schema)
         reply.request_id = request_id or getattr(message, "_request_id", None)
         return reply

@@ -29,6 +29,7 @@ from agents.providers.base import (
     ProviderReply,
     Usage,
 )
+from agents.providers.breaker import Breaker, breaker_for
 from agents.providers.secrets import redact
 from arena.ratelimit import estimate_tokens, limiter_for
 from arena.resources import data_dir
@@ -50,6 +51,12 @@ class CallPolicy(BaseModel):
     account: str | None = Field(default=None, description=(
         "the provider account whose shared rate limit this seat's calls count against (a tournament's "
         "rate_limits); None: the provider's name"))
+    decision_deadline: float = Field(default=180.0, gt=0, description=(
+        "seconds for one whole decision: every attempt, retry, backoff and re-ask"))
+    retry_budget: int = Field(default=30, ge=0, description="retries one seat may spend in a whole game")
+    breaker_threshold: int = Field(default=4, ge=1, description=(
+        "failed tries in a row (refused, timed out, 5xx) after which calls to the endpoint fail at once"))
+    breaker_cooldown: float = Field(default=30.0, ge=0, description="seconds an open breaker refuses calls")
 
 
 class TryRecord(BaseModel):
@@ -158,6 +165,10 @@ class ManagedProvider:
         self._sleep = sleep
         self._rng = random.Random(f"backoff:{jitter_seed}")  # jitter only changes timing, never answers
         self.stats = ProviderStats()
+        self.retries_left = self.policy.retry_budget
+        # The stand-in's faults are simulated per seat: they must not trip a breaker shared by the table.
+        self.breaker: Breaker | None = None if provider.name == "mock" else breaker_for(
+            self.cap_key, self.policy.breaker_threshold, self.policy.breaker_cooldown)
 
     @property
     def name(self) -> str:
@@ -174,23 +185,42 @@ class ManagedProvider:
         return base * (0.5 + 0.5 * self._rng.random())
 
     async def _one_try(self, messages: list[ChatMessage], schema: AnswerSchema | None,
-                       options: GenerateOptions) -> ProviderReply:
+                       options: GenerateOptions, timeout: float) -> ProviderReply:
         async with _semaphore(self.cap_key, self.policy.concurrency):
+            if self.breaker is not None:
+                self.breaker.check()
             try:
-                return await asyncio.wait_for(self.provider.generate(messages, schema=schema, options=options),
-                                              timeout=self.policy.timeout)
+                reply = await asyncio.wait_for(self.provider.generate(messages, schema=schema, options=options),
+                                               timeout=timeout)
             except (asyncio.TimeoutError, TimeoutError):
-                raise ProviderError(f"no reply within {self.policy.timeout:g}s", retryable=True,
-                                    kind="timeout") from None
-            except ProviderError:
+                err = ProviderError(f"no reply within {timeout:g}s", retryable=True, kind="timeout")
+                self._record(err)
+                raise err from None
+            except ProviderError as err:
+                self._record(err)
                 raise
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # an adapter bug or an SDK error we do not map: never retried
-                raise ProviderError(f"{type(exc).__name__}: {exc}", retryable=False, kind="unexpected") from None
+            self._record(None)
+            return reply
+
+    def _record(self, err: ProviderError | None) -> None:
+        if self.breaker is not None:
+            self.breaker.record(err)
+
+    async def _generate(self, messages: list[ChatMessage], schema: AnswerSchema | None,
+                        options: GenerateOptions, timeout: float) -> ProviderReply:
+        try:
+            return await self._one_try(messages, schema, options, timeout)
+        except ProviderError:
+            raise
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # an adapter bug or an SDK error we do not map: never retried
+            raise ProviderError(f"{type(exc).__name__}: {exc}", retryable=False, kind="unexpected") from None
 
     async def call(self, messages: list[ChatMessage], *, schema: AnswerSchema | None = None,
-                   options: GenerateOptions | None = None) -> CallResult:
+                   options: GenerateOptions | None = None, deadline: float | None = None) -> CallResult:
+        """One call with its retries. ``deadline`` (``time.monotonic()`` seconds) bounds the whole
+        of it: no attempt's timeout and no backoff reaches past it."""
         options = options or GenerateOptions()
         result = CallResult()
         start = time.perf_counter()
@@ -201,8 +231,13 @@ class ManagedProvider:
             if limiter is not None:
                 await limiter.acquire(reserved)  # the account's shared budget, before the clock starts
             t0 = time.perf_counter()
+            timeout = self.policy.timeout
+            if deadline is not None:
+                timeout = min(timeout, deadline - time.monotonic())
             try:
-                reply = await self._one_try(messages, schema, options)
+                if timeout <= 0:
+                    raise ProviderError("the decision's deadline has passed", retryable=False, kind="deadline")
+                reply = await self._generate(messages, schema, options, timeout)
             except ProviderError as err:
                 if limiter is not None:
                     await limiter.settle(-reserved)  # a failed call is not billed
@@ -211,13 +246,21 @@ class ManagedProvider:
                 record = TryRecord(error=redact(str(err)), kind=err.kind, status=err.status, waited_s=waited,
                                    latency_ms=round((time.perf_counter() - t0) * 1000, 3))
                 result.tries.append(record)
+                stop = None
                 if err.retryable and attempt < self.policy.max_retries:
                     waited = self._backoff(attempt, err)
-                    self.stats.retries += 1
-                    await self._sleep(waited)
-                    continue
+                    if self.retries_left <= 0:
+                        stop = f"the seat's retry budget of {self.policy.retry_budget} is spent"
+                    elif deadline is not None and time.monotonic() + waited >= deadline:
+                        stop = "no time left before the decision's deadline"
+                    else:
+                        self.retries_left -= 1
+                        self.stats.retries += 1
+                        await self._sleep(waited)
+                        continue
                 result.error = record.error if err.retryable is False else (
-                    f"{record.error} (gave up after {attempt + 1} attempt{'s' if attempt else ''})")
+                    f"{record.error} (gave up after {attempt + 1} attempt{'s' if attempt else ''}"
+                    f"{': ' + stop if stop else ''})")
                 result.error_kind = err.kind
                 break
             result.tries.append(TryRecord(waited_s=waited, latency_ms=round((time.perf_counter() - t0) * 1000, 3)))

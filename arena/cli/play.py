@@ -6,7 +6,7 @@ import asyncio
 import random
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import typer
 
@@ -44,6 +44,15 @@ def play_command(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the result line."),
     god_view: bool = typer.Option(True, "--god-view/--public-view",
                                   help="Narrate night actions too (spectator), or only public events."),
+    timeout: list[str] = typer.Option([], "--timeout", help="Seconds one model call may take: SECONDS for every "
+                                      "model seat, or SEAT=SECONDS for one (repeatable)."),
+    retries: list[str] = typer.Option([], "--retries", help="Retries of a failed model call: N for every model "
+                                      "seat, or SEAT=N (repeatable)."),
+    decision_deadline: list[str] = typer.Option([], "--decision-deadline", help="Seconds one whole decision of a "
+                                                "model seat may take (calls, retries, re-asks): S or SEAT=S."),
+    game_deadline: Optional[float] = typer.Option(None, "--game-deadline", min=1,
+                                                  help="Seconds the whole game may take before it is abandoned "
+                                                       "(default: 4 hours with model seats, none with a human)."),
 ) -> None:
     """Play one game of Werewolf with bots, models or yourself at the table.
 
@@ -55,6 +64,7 @@ def play_command(
     from arena.engine import GameSetup
     from arena.narration import Narrator, templates
     from arena.referee import run_game
+    from arena.stopping import GameStopped
     from arena.transcript import TranscriptWriter
 
     templates(lang)  # fail fast on an unknown language
@@ -70,7 +80,12 @@ def play_command(
             raise typer.BadParameter(f"--human must be a seat from 1 to {players}, got {human}")
         specs[human - 1] = "human"
     human_seats = [i + 1 for i, s in enumerate(specs) if s == "human"]
-    seat_agents = [make_agent(spec, seat=i + 1, seed=seed, lang=lang) for i, spec in enumerate(specs)]
+    seat_options = per_seat_options(players, specs, timeout=timeout, max_retries=retries,
+                                    decision_deadline=decision_deadline)
+    seat_agents = [make_agent(spec, seat=i + 1, seed=seed, lang=lang, **seat_options[i])
+                   for i, spec in enumerate(specs)]
+    if game_deadline is None and not human_seats and any(is_model_spec(s) for s in specs):
+        game_deadline = DEFAULT_GAME_DEADLINE
     setup = GameSetup(preset=preset, seed=seed, rules=overrides)
     path = transcript_path(out, preset, seed)
     # A human player sees only his seat; a spectator may see everything.
@@ -99,7 +114,11 @@ def play_command(
     with TranscriptWriter(path) as writer:
         try:
             result = asyncio.run(run_game(setup, seat_agents, writer=writer, specs=specs, lang=lang,
-                                          on_event=on_event))
+                                          on_event=on_event, deadline=game_deadline))
+        except GameStopped as exc:
+            typer.secho(f"error: {exc}; game abandoned (not rated), transcript so far: {path}", err=True,
+                        fg=typer.colors.RED)
+            raise typer.Exit(1) from None
         except KeyboardInterrupt:
             typer.echo(f"\nGame abandoned; transcript so far: {path}", err=True)
             raise typer.Exit(130) from None
@@ -111,6 +130,45 @@ def play_command(
     typer.echo(narrator.t["result_line"].format(winner_id=result.winner, reason=narrator.reason(result.reason),
                                                 winner=narrator.t["winner"].get(result.winner, result.winner),
                                                 seed=seed, path=path))
+
+
+DEFAULT_GAME_DEADLINE = 4 * 3600.0
+MODEL_PREFIXES = ("openai:", "anthropic:", "langchain:", "local:", "mock:")
+
+
+def is_model_spec(spec: str) -> bool:
+    return spec.startswith(MODEL_PREFIXES)
+
+
+def per_seat_options(players: int, specs: list[str], **flags: list[str]) -> list[dict[str, Any]]:
+    """Options for each seat from flags given as ``VALUE`` (every model seat) or ``SEAT=VALUE``.
+    Bots and humans take none of them: a flag naming such a seat is an error."""
+    from arena.config import ConfigError
+
+    options: list[dict[str, Any]] = [{} for _ in range(players)]
+    for name, items in flags.items():
+        flag = "--" + {"max_retries": "retries"}.get(name, name).replace("_", "-")
+        for item in items:
+            seat_text, eq, value_text = item.rpartition("=")
+            try:
+                value: float = (int if name == "max_retries" else float)(value_text)
+            except ValueError:
+                raise ConfigError(f"{flag} expects {'N' if name == 'max_retries' else 'SECONDS'} or SEAT=..., "
+                                  f"got {item!r}") from None
+            if value < 0 or (value == 0 and name != "max_retries"):
+                raise ConfigError(f"{flag} {item}: the value must be {'>= 0' if name == 'max_retries' else '> 0'}")
+            if eq:
+                if not seat_text.isdigit() or not 1 <= int(seat_text) <= players:
+                    raise ConfigError(f"{flag} {item}: the seat must be a number from 1 to {players}")
+                seat = int(seat_text)
+                if not is_model_spec(specs[seat - 1]):
+                    raise ConfigError(f"{flag} {item}: seat {seat} is {specs[seat - 1]}, not a model seat")
+                options[seat - 1][name] = value
+            else:
+                for i, spec in enumerate(specs):
+                    if is_model_spec(spec):
+                        options[i].setdefault(name, value)
+    return options
 
 
 def parse_rule_overrides(items: list[str]) -> dict[str, Any]:

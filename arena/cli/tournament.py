@@ -91,9 +91,20 @@ def tournament_command(
         raise typer.Exit(130) from None
     console.print(f"{result.played} played, {result.skipped} already done, {len(result.failed)} failed "
                   f"of {result.scheduled} in {result.seconds:.1f}s -> {result.out}")
-    if result.failed:
-        console.print(f"failed: {', '.join(result.failed[:10])}{' ...' if len(result.failed) > 10 else ''} "
-                      "(see index.jsonl; --resume retries them)")
+    if result.flagged:
+        console.print(f"flagged (too many fallback answers to trust): {', '.join(result.flagged[:10])}"
+                      f"{' ...' if len(result.flagged) > 10 else ''} (see index.jsonl)")
+    if result.stopped:
+        console.print(f"stopped: {result.stopped}")
+        console.print(f"{len(result.abandoned)} game(s) abandoned; fix the seat's endpoint or key, then --resume")
+        raise typer.Exit(1)
+    if result.abandoned:
+        console.print(f"abandoned (not rated): {', '.join(result.abandoned[:10])}"
+                      f"{' ...' if len(result.abandoned) > 10 else ''} (see index.jsonl; --resume replays them)")
+    if result.failed or result.abandoned:
+        if result.failed:
+            console.print(f"failed: {', '.join(result.failed[:10])}{' ...' if len(result.failed) > 10 else ''} "
+                          "(see index.jsonl; --resume retries them)")
         raise typer.Exit(1)
 
 
