@@ -18,6 +18,7 @@ from agents.providers.base import ProviderConfigError
 from agents.providers.secrets import redact, remember_secret
 from agents.registry import make_agent
 from arena.credentials import scrub
+from arena.stopping import SeatUnreachable
 from arena.tournament import RosterEntry, TournamentConfig, TournamentError, load_config, persisted_config
 from tests.llm_loopback import LoopbackServer, Reply
 
@@ -117,8 +118,9 @@ def test_redact_strips_user_info_from_any_url() -> None:
 
 
 def test_a_server_echoing_the_auth_header_leaves_no_form_of_the_key_in_transcript_or_html(tmp_path: Path) -> None:
-    """The server answers 401 and echoes the request's credentials in every form (as a misconfigured
-    proxy does); the transcript and the replay page must hold none of them."""
+    """The server answers 400 and echoes the request's credentials in every form (as a misconfigured
+    proxy does); the transcript and the replay page must hold none of them. (A 401 stops the game
+    at once: its one-line message must hold none of them either.)"""
     from arena.engine import GameSetup
     from arena.referee import run_game
     from arena.transcript import TranscriptWriter
@@ -129,24 +131,31 @@ def test_a_server_echoing_the_auth_header_leaves_no_form_of_the_key_in_transcrip
         token = auth.partition(" ")[2]
         text = " ".join([auth, base64.b64encode(f"user:{token}".encode()).decode(), quote(token, safe=""),
                          token.encode().hex()])
-        return Reply(status=401, body={"error": {"message": f"invalid credentials: {text}", "type": "auth"}})
+        return Reply(status=status, body={"error": {"message": f"invalid credentials: {text}", "type": "auth"}})
 
-    path = tmp_path / "g.jsonl"
-    with LoopbackServer() as srv:
-        srv.default = echo  # type: ignore[assignment]
+    def play(path: Path) -> Exception | None:
         agents = [make_agent("openai:gpt-4o-mini", seat=s, base_url=srv.url + "/v1", timeout=5.0, max_retries=0)
                   for s in range(1, 13)]
         with TranscriptWriter(path) as writer:
             try:
                 asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=1), agents, writer=writer,
                                      specs=["openai:gpt-4o-mini"] * 12))
-            except Exception:
-                pass  # a refused key may stop the game; what was written is what matters
-        assert srv.seen, "the server was asked"
-    text = path.read_text(encoding="utf-8")
+            except SeatUnreachable as exc:
+                return exc
+        return None
+
+    status = 400
+    with LoopbackServer() as srv:
+        srv.default = echo  # type: ignore[assignment]
+        assert play(tmp_path / "g.jsonl") is None and srv.seen
+        status = 401
+        stopped = play(tmp_path / "stopped.jsonl")
+    text = (tmp_path / "g.jsonl").read_text(encoding="utf-8")
     assert "invalid credentials" in text, "the server's error reached the transcript"
     assert not leaked(text)
-    assert not leaked(render_html(build_view_data(path)))
+    assert not leaked(render_html(build_view_data(tmp_path / "g.jsonl")))
+    assert isinstance(stopped, SeatUnreachable) and "invalid credentials" in str(stopped)
+    assert not leaked(str(stopped))
 
 
 # --- the keys file ------------------------------------------------------------------------------
