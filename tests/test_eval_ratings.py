@@ -111,3 +111,25 @@ def test_pairwise_table_hand_made() -> None:
     assert cells[("a", "c")].games == 1 and cells[("a", "c")].rate == 1.0
     assert cells[("c", "b")].rate == 0.0
     assert cells[("b", "c")].rate == 1.0
+
+
+def _aa_separations(replicates: int, n_games: int, resamples: int) -> int:
+    from arena.evaluate.synthetic import synthetic_games
+
+    separated = 0
+    for r in range(replicates):
+        games = synthetic_games({"A": 0.0, "B": 0.0}, n_games, seed=5000 + r)
+        ranks = {a.agent: a.rank for a in bradley_terry(games, RatingConfig(n_resamples=resamples, seed=r)).agents}
+        separated += ranks["A"] != ranks["B"]
+    return separated
+
+
+def test_aa_equal_agents_are_rarely_separated() -> None:
+    # Nominal 5%: about 1.5 of 30; 5 or more would happen under 2% of the time at the nominal rate.
+    assert _aa_separations(30, 20, 100) <= 4
+
+
+@pytest.mark.slow
+def test_aa_false_separation_rate_is_near_nominal_on_many_replicates() -> None:
+    seps = _aa_separations(300, 30, 300)
+    assert seps <= 25, seps  # 5% of 300 = 15; 25 or more has p < 0.01 at the nominal rate

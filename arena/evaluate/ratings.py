@@ -289,7 +289,7 @@ def bradley_terry(games: Sequence[GameRecord], cfg: RatingConfig | None = None) 
 
     skill_iv = {a: interval(theta[nb + i], samples[:, nb + i]) for i, a in enumerate(design.agents)}
     ranks, comparisons = ranks_by_pairwise_tests(design.agents, samples[:, nb:nb + len(design.agents)], 1.0 - cfg.level,
-                                                 games=agent_games)
+                                                 games=agent_games, estimates=theta[nb:nb + len(design.agents)])
     agents = sorted(
         (AgentRating(agent=a, skill=skill_iv[a], rank=ranks[a], games=agent_games[a], seats=agent_seats[a])
          for a in design.agents),

@@ -340,8 +340,9 @@ def _pairwise_matrix(report: Report) -> tuple[list[str], list[list[str]]]:
 
 def _rank_note(report: Report) -> str:
     m = report.ratings.rank_comparisons
-    return (f"An entry ranks below another only when the game-bootstrap difference of their skills is significant "
-            f"with Holm's correction over all {m} pairs (family-wise 5%); otherwise they share a rank. BT skill is "
+    return (f"An entry ranks below another only when the gap of their skills, over its game-bootstrap standard error "
+            f"(t on games - 1 df), is significant with Holm's correction over all {m} pairs (family-wise 5%), and "
+            f"both played at least {MIN_GAMES} games; otherwise they share a rank. BT skill is "
             "in logits per seat (only differences are meaningful). OpenSkill is a descriptive second opinion: μ "
             "relative to the field's mean, averaged over shuffled game orders (spread in brackets); its σ is not "
             "an interval.")

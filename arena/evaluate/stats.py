@@ -350,35 +350,42 @@ def games_to_separate(diff: float, se_now: float, n_now: int, z: float = Z95) ->
 
 
 def ranks_by_pairwise_tests(names: Sequence[str], samples: np.ndarray, alpha: float = 0.05,
-                            games: dict[str, int] | None = None) -> tuple[dict[str, int], int]:
+                            games: dict[str, int] | None = None,
+                            estimates: Sequence[float] | None = None) -> tuple[dict[str, int], int]:
     """Rank = 1 + number of entries shown better than this one, by Holm-corrected pairwise tests.
 
-    ``samples`` holds one bootstrap draw per row and one entry per column. For each pair the two-sided
-    bootstrap p-value of "no difference" is 2 * min(P(diff <= 0), P(diff >= 0)); Holm's correction over
-    all m = k(k-1)/2 pairs keeps the chance of any false order below alpha. Returns (ranks, m).
-
-    The p-value is the add-one estimate (count + 1) / (B + 1), never 0 from a finite bootstrap; and
-    an entry with fewer than MIN_GAMES games (``games``) is never separated: a bootstrap of a handful
-    of games sees the same winner in every resample and would call any gap certain.
+    ``samples`` holds one bootstrap draw per row and one entry per column; ``estimates`` the full-data
+    fit (default: the bootstrap means). For each pair the statistic is the gap over its bootstrap
+    standard error, referred to a t distribution on (games - 1) degrees of freedom (the fewer games of
+    the two): at a few dozen games a percentile-bootstrap p-value is too optimistic (an A/A at 20
+    games separated 10% of the time instead of 5%). Holm's correction over all m = k(k-1)/2 pairs keeps
+    the chance of any false order below alpha. An entry with fewer than MIN_GAMES games is never
+    separated. Returns (ranks, m).
     """
+    from scipy.stats import t as student_t
+
     k = len(names)
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     if not pairs or samples.shape[0] < 2:
         return {n: 1 for n in names}, len(pairs)
+    point = np.asarray(estimates, dtype=float) if estimates is not None else np.nanmean(samples, axis=0)
+    big = 10**9
     p_values = []
     for i, j in pairs:
         d = samples[:, i] - samples[:, j]
         d = d[np.isfinite(d)]
-        if len(d) == 0:
-            p_values.append(1.0)
+        se = float(np.std(d, ddof=1)) if len(d) > 1 else 0.0
+        gap = float(point[i] - point[j])
+        n_games = min(games.get(names[i], 0), games.get(names[j], 0)) if games is not None else big
+        if se <= 0 or n_games < 2:
+            p_values.append(1.0 if gap == 0 or n_games < 2 else 0.0)
             continue
-        tail = min(int(np.sum(d <= 0)), int(np.sum(d >= 0)))
-        p_values.append(min(1.0, 2.0 * (tail + 1) / (len(d) + 1)))
+        p_values.append(float(2.0 * student_t.sf(abs(gap) / se, min(n_games, big) - 1)))
     reject = holm_reject(p_values, alpha)
     above = {n: 0 for n in names}
     for (i, j), rej in zip(pairs, reject):
         if not rej or (games is not None and min(games.get(names[i], 0), games.get(names[j], 0)) < MIN_GAMES):
             continue
-        better, worse = (i, j) if float(np.nanmedian(samples[:, i] - samples[:, j])) > 0 else (j, i)
+        better, worse = (i, j) if point[i] > point[j] else (j, i)
         above[names[worse]] += 1
     return {n: 1 + above[n] for n in names}, len(pairs)
