@@ -13,7 +13,8 @@ Every executor joins the tournament's shared rate limits (:mod:`arena.ratelimit`
 run: in this process, in each pool worker (a file-locked bucket shared by the machine), on each Ray
 worker (one limiter actor).
 
-This module never imports ``agents``: the agent factory is named by import path
+This module imports neither ``arena.tournament`` (the schedule's game model lives here) nor
+``agents``: the agent factory is named by import path
 (``agents.registry:make_agent``) so that worker processes can rebuild it.
 """
 
@@ -29,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Protocol
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from arena import ratelimit
 from arena.config import ConfigError
 from arena.gc_policy import relax_young_collections
@@ -37,6 +40,29 @@ from arena.parent_watch import process_identity, watch_parent
 
 class TournamentError(ConfigError):
     """A tournament cannot run as asked (bad config, unreachable cluster, a changed output folder...)."""
+
+
+class ScheduledGame(BaseModel):
+    """One game of a tournament's schedule: what an executor plays (handed to workers as JSON)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    index: int
+    game_id: str
+    preset: str
+    rules: dict[str, Any]
+    seed: int
+    game_index: int = Field(description="the deal's number, for switches that alternate per game")
+    deal: list[str] | None = None
+    specs: list[str]
+    labels: list[str]
+    options: list[dict[str, Any]]
+    group: str = Field(description="games on the same seed and deal share a group (mirrors, rotations)")
+    variant: str
+    first_kill_protected: list[int] = Field(default_factory=list, description=(
+        "seats spared the night-1 knife (first_kill_protection), worked out when the game starts from the "
+        "earlier games of its series"))
+    deadline: float | None = Field(None, description="the game's total deadline in seconds")
 
 
 class GameOutcome(NamedTuple):
@@ -61,7 +87,7 @@ class Executor(Protocol):
 
     def slots(self) -> int: ...
 
-    async def play(self, game: Any) -> GameOutcome: ...
+    async def play(self, game: ScheduledGame) -> GameOutcome: ...
 
     def close(self) -> None: ...
 
@@ -95,7 +121,7 @@ def usage_totals(blob: bytes) -> tuple[float | None, float | None]:
     return tokens, cost
 
 
-async def play_into(game: Any, writer: Any, factory: Callable[..., Any], lang: str,
+async def play_into(game: ScheduledGame, writer: Any, factory: Callable[..., Any], lang: str,
                     on_event: Callable[[Any], None] | None = None) -> str:
     """Play one game of the schedule into ``writer``; returns the winner."""
     from arena.engine import GameSetup
@@ -106,11 +132,11 @@ async def play_into(game: Any, writer: Any, factory: Callable[..., Any], lang: s
     agents = [factory(spec, seat=i + 1, seed=game.seed, lang=lang, **game.options[i])
               for i, spec in enumerate(game.specs)]
     result = await run_game(setup, agents, writer=writer, specs=game.specs, lang=lang, game_id=game.game_id,
-                            labels=game.labels, on_event=on_event, deadline=getattr(game, "deadline", None))
+                            labels=game.labels, on_event=on_event, deadline=game.deadline)
     return result.winner
 
 
-async def play_scheduled(game: Any, out: Path, factory: Callable[..., Any], lang: str,
+async def play_scheduled(game: ScheduledGame, out: Path, factory: Callable[..., Any], lang: str,
                          on_event: Callable[[Any], None] | None = None) -> GameOutcome:
     """Play one game into ``ID.jsonl.part`` and rename it when complete."""
     from arena.transcript import TranscriptWriter
@@ -133,9 +159,7 @@ def store_transcript(out: Path, game_id: str, text: str) -> None:
     os.replace(part, final)
 
 
-def _scheduled(game_json: str) -> Any:
-    from arena.tournament import ScheduledGame  # the schedule's model, for a worker given JSON
-
+def _scheduled(game_json: str) -> ScheduledGame:
     return ScheduledGame.model_validate_json(game_json)
 
 
@@ -178,7 +202,7 @@ class AsyncExecutor:
     def slots(self) -> int:
         return self._slots
 
-    async def play(self, game: Any) -> GameOutcome:
+    async def play(self, game: ScheduledGame) -> GameOutcome:
         return await play_scheduled(game, self.job.out, self._factory, self.job.lang)
 
     def close(self) -> None:
@@ -219,7 +243,7 @@ class ProcessExecutor:
     def slots(self) -> int:
         return self._slots
 
-    async def play(self, game: Any) -> GameOutcome:
+    async def play(self, game: ScheduledGame) -> GameOutcome:
         loop = asyncio.get_running_loop()
         winner, tokens, cost = await loop.run_in_executor(
             self._pool, _play_in_worker, game.model_dump_json(), str(self.job.out), self.job.factory_path,

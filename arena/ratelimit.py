@@ -66,8 +66,8 @@ class BucketState:
 
     @classmethod
     def full(cls, limit: RateLimit, now: float) -> "BucketState":
-        return cls(requests=_capacity(limit.requests_per_minute, limit), tokens=_capacity(limit.tokens_per_minute, limit),
-                   updated=now)
+        return cls(requests=_capacity(limit.requests_per_minute, limit),
+                   tokens=_capacity(limit.tokens_per_minute, limit), updated=now)
 
     def take(self, limit: RateLimit, now: float, tokens: float) -> float:
         """Take one request and ``tokens`` if the buckets hold them (returns 0), else the seconds to

@@ -24,7 +24,7 @@ import os
 from typing import Any
 
 from arena import ratelimit
-from arena.executors import GameJob, GameOutcome, TournamentError, play_to_text, store_transcript
+from arena.executors import GameJob, GameOutcome, ScheduledGame, TournamentError, play_to_text, store_transcript
 
 try:
     import ray
@@ -87,7 +87,7 @@ class RayExecutor:
         cpus = float(ray.cluster_resources().get("CPU", 1.0))
         return max(1, int(cpus // self.task_cpus) if self.task_cpus > 0 else int(cpus))
 
-    async def play(self, game: Any) -> GameOutcome:
+    async def play(self, game: ScheduledGame) -> GameOutcome:
         """Play one game on the cluster and store its transcript in the output folder."""
         ref = self._remote.options(name=f"arena-game:{game.game_id}").remote(
             game.model_dump_json(), self.job.factory_path, self.job.lang, self.limits_json)

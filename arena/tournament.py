@@ -57,6 +57,7 @@ from arena.executors import (
     GameJob,
     GameOutcome,
     ProcessExecutor,
+    ScheduledGame,
     TournamentError,
     limits_for,
     play_scheduled,
@@ -179,27 +180,6 @@ def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
 
 
 # --- schedule -----------------------------------------------------------------------------------
-
-
-class ScheduledGame(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    index: int
-    game_id: str
-    preset: str
-    rules: dict[str, Any]
-    seed: int
-    game_index: int = Field(description="the deal's number, for switches that alternate per game")
-    deal: list[str] | None = None
-    specs: list[str]
-    labels: list[str]
-    options: list[dict[str, Any]]
-    group: str = Field(description="games on the same seed and deal share a group (mirrors, rotations)")
-    variant: str
-    first_kill_protected: list[int] = Field(default_factory=list, description=(
-        "seats spared the night-1 knife (first_kill_protection), worked out when the game starts from the "
-        "earlier games of its series"))
-    deadline: float | None = Field(None, description="the game's total deadline in seconds")
 
 
 def _deal_of(preset: str, rules: dict[str, Any], seed: int, game_index: int) -> list[str]:

@@ -3,8 +3,9 @@ Anthropic Messages for the real SDKs to talk to it. Tests queue replies (status,
 delay) and read back the requests the SDKs sent. A request with ``"stream": true`` gets its reply
 as server-sent events in the API's own event grammar (Anthropic's ``message_start`` ...
 ``message_stop``), built from the same message body a non-streamed reply would carry; ``sse``
-sends hand-written events (an ``error`` event mid-stream). It binds 127.0.0.1 on a random port in a thread: no internet needed,
-and no mocking library (the SDKs use httpx2, which httpx mocks do not intercept).
+sends hand-written events (an ``error`` event mid-stream). It binds 127.0.0.1 on a random port in
+a thread: no internet needed, and no mocking library (the SDKs use httpx2, which httpx mocks do
+not intercept).
 """
 
 from __future__ import annotations

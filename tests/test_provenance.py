@@ -33,8 +33,8 @@ class ThinkingModel:
     async def generate(self, messages, *, schema, options):  # type: ignore[no-untyped-def]
         answer = schema_instance(schema.json_schema) if schema is not None else {}
         return ProviderReply(text=json.dumps(answer), parsed=answer, thinking=f"PRIVATE-THOUGHT-OF-SEAT-{self.seat}",
-                             usage=Usage(input=100, output=20, reasoning=12), model=self.model, finish_reason="end_turn",
-                             request_id=f"req-{self.seat}", api="messages")
+                             usage=Usage(input=100, output=20, reasoning=12), model=self.model,
+                             finish_reason="end_turn", request_id=f"req-{self.seat}", api="messages")
 
 
 def play(agents: list, specs: list[str], seed: int = 4) -> list[dict]:

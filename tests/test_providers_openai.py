@@ -214,7 +214,8 @@ def test_a_reasoning_model_goes_through_responses_with_its_summary_as_private_th
     assert reply.parsed == answer and reply.thinking == "Seat 5 claimed seer late.\n\nVote 5."
     assert (reply.api, reply.model, reply.finish_reason, reply.request_id, reply.response_id) == (
         "responses", "o4-mini-2025-04-16", "completed", "req_resp_1", "resp_test")
-    assert (result.usage.input, result.usage.cached, result.usage.output, result.usage.reasoning) == (200, 128, 300, 250)
+    usage = result.usage
+    assert (usage.input, usage.cached, usage.output, usage.reasoning) == (200, 128, 300, 250)
 
 
 def test_the_api_is_chosen_per_seat():

@@ -641,7 +641,8 @@ def _cost_vs_rating(report: Report, plt: Any) -> str | None:
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for r in rows:
         sk = skills[r.agent]
-        xerr = [[max(0.0, r.value - r.low) if r.low is not None else 0], [max(0.0, r.high - r.value) if r.high is not None else 0]]
+        xerr = [[max(0.0, r.value - r.low) if r.low is not None else 0],
+                [max(0.0, r.high - r.value) if r.high is not None else 0]]
         yerr = [[max(0.0, sk.estimate - sk.low)], [max(0.0, sk.high - sk.estimate)]]
         ax.errorbar([r.value], [sk.estimate], xerr=xerr, yerr=yerr, fmt="o", capsize=3, color="#1f5f99")
         ax.annotate(r.agent, (r.value, sk.estimate), textcoords="offset points", xytext=(5, 5), fontsize=8)
