@@ -161,6 +161,16 @@ def test_an_endpoint_down_from_the_start_stops_the_game_within_seconds(tmp_path:
     assert read_transcript(path).result.abandoned
 
 
+def test_a_refused_port_is_given_up_in_about_a_second_with_the_default_backoff(tmp_path: Path) -> None:
+    url = refused_url()
+    agents = [make_agent("openai:gpt-4o-mini", seat=s, base_url=url) for s in range(1, 13)]  # default policy
+    start = time.monotonic()
+    stopped, _ = play(agents, tmp_path)
+    elapsed = time.monotonic() - start
+    assert isinstance(stopped, SeatUnreachable) and "never answered" in stopped.error
+    assert elapsed < 4, f"{elapsed:.1f}s to give up on a port nobody listens on"
+
+
 def test_a_game_past_its_deadline_is_abandoned(tmp_path: Path) -> None:
     agents = [make_agent("mock:slow", seat=s, seed=1, latency=0.2, latency_jitter=0.0) for s in range(1, 13)]
     start = time.monotonic()

@@ -249,7 +249,12 @@ class ManagedProvider:
                 stop = None
                 if err.retryable and attempt < self.policy.max_retries:
                     waited = self._backoff(attempt, err)
-                    if self.retries_left <= 0:
+                    if attempt >= 1 and err.kind == "connection" and self.breaker is not None \
+                            and not self.breaker.ever_ok:
+                        # Refused twice by an endpoint that has never answered: a wrong URL or a server
+                        # not started, which backing off for seconds will not fix.
+                        stop = "the endpoint has never answered"
+                    elif self.retries_left <= 0:
                         stop = f"the seat's retry budget of {self.policy.retry_budget} is spent"
                     elif deadline is not None and time.monotonic() + waited >= deadline:
                         stop = "no time left before the decision's deadline"
