@@ -376,3 +376,37 @@ def test_arena_serve_prints_its_url_and_warns_off_loopback(monkeypatch: pytest.M
     assert result.exit_code == 0 and "warning: listening on 0.0.0.0" in result.output
     result = runner.invoke(app, ["serve", "--port", "70000"])
     assert result.exit_code == 2 and "--port" in result.output
+
+
+def test_bots_pause_for_what_the_table_saw_and_never_for_hidden_events(tmp_path: Path) -> None:
+    """The reading pause must not grow with hidden events: its length would tell players they happened."""
+    import asyncio
+
+    from arena.events import Speech, WitchSaved, only
+    from arena.web.room import Room, TableSpec
+
+    slept: list[float] = []
+
+    async def run() -> None:
+        room = Room(TableSpec(pace=1.0), tmp_path)
+        real_sleep = asyncio.sleep
+
+        async def record(seconds: float) -> None:
+            slept.append(seconds)
+            await real_sleep(0)
+
+        asyncio.sleep = record  # type: ignore[assignment]
+        try:
+            room._on_event(WitchSaved(phase="N1", visibility=only(4), seat=4, target=6))
+            await room.pause()
+            room._on_event(Speech(phase="D1", seat=2, kind="discussion", text="hello"))
+            room._on_event(WitchSaved(phase="N1", visibility=only(4), seat=4, target=6))
+            await room.pause()
+        finally:
+            asyncio.sleep = real_sleep  # type: ignore[assignment]
+
+    asyncio.run(run())
+    speech = Speech(phase="D1", seat=2, kind="discussion", text="hello")
+    from arena.web.room import reading_seconds
+
+    assert slept == [0.0, reading_seconds(speech)]
