@@ -244,9 +244,14 @@ def test_a_script_speech_is_sent_as_text_and_long_speeches_are_refused(client: T
                 seen_speech.extend(e for e in message["events"] if e["type"] == "speech" and e["seat"] == 1)
     speeches = [e for e in seen_speech if isinstance(e, dict) and e.get("type") == "speech"]
     assert speeches and all(e["text"] == script for e in speeches)
-    # the page never holds game text in its HTML: the table page is the same for any game text
-    page = client.get(f"/watch/{made['id']}").text
+    # the page never holds game text in its HTML, and runs only the scripts its response names
+    response = client.get(f"/watch/{made['id']}")
+    page = response.text
     assert "pwned" not in page
+    policy = response.headers["content-security-policy"]
+    nonce = policy.split("'nonce-")[1].split("'")[0]
+    assert "unsafe-inline" not in policy.split("script-src")[1].split(";")[0]
+    assert page.count("<script") == page.count(f'<script nonce="{nonce}">') + page.count('type="application/json"')
     replay = client.get(f"/games/{PRESET}-{made['id']}.html").text
     assert "<script>window.pwned" not in replay and "\\u003cscript\\u003ewindow.pwned" in replay
 

@@ -59,6 +59,15 @@ def server(tmp_path: Path):
     thread.join(timeout=20)
 
 
+#: Script errors and refused scripts or styles (Content-Security-Policy) on any page: none expected.
+PAGE_ERRORS: list[str] = []
+
+
+def listen(page: Any) -> None:
+    page.on("pageerror", lambda exc: PAGE_ERRORS.append(f"{page.url}: {exc}"))
+    page.on("console", lambda msg: PAGE_ERRORS.append(f"{page.url}: {msg.text}") if msg.type == "error" else None)
+
+
 class Player:
     """One person at one browser page: answers what the page asks, with the page's controls."""
 
@@ -75,6 +84,7 @@ class Player:
 
     def open(self) -> Any:
         page = self.context.new_page()
+        listen(page)
         page.goto(self.url)
         page.wait_for_selector("#seat-panel")
         return page
@@ -140,7 +150,9 @@ def test_two_people_and_ten_bots_play_a_whole_game_in_chromium_while_a_spectator
 
 def run_game(browser: Any, base: str, app: Any, shots: Path | None) -> None:
     # ---- the lobby: seats 1 and 2 open for people, ten bots, a 15 s action limit -------------------
+    PAGE_ERRORS.clear()
     lobby = browser.new_context(viewport=DESKTOP).new_page()
+    listen(lobby)
     lobby.goto(base + "/")
     lobby.wait_for_selector('select[data-seat="12"]')
     lobby.select_option("#preset", "std-12-guard")
@@ -162,6 +174,7 @@ def run_game(browser: Any, base: str, app: Any, shots: Path | None) -> None:
 
     # ---- a spectator watches from the start; the two people join from two browsers ------------------
     spectator = browser.new_context(viewport=DESKTOP).new_page()
+    listen(spectator)
     spectator.goto(base + spectator_href)
     # speech read aloud: the browser's synthesis is recorded instead of heard
     spectator.evaluate("() => { window.spoken = []; speechSynthesis.speak = (u) => window.spoken.push([u.text, u.lang]); }")
@@ -237,5 +250,6 @@ def run_game(browser: Any, base: str, app: Any, shots: Path | None) -> None:
     log_text = spectator.locator("#log").inner_text()
     assert "<script>window.pwned = 1</script>" in log_text
     assert spectator.locator("#result-chip").inner_text().strip()
+    assert not PAGE_ERRORS, PAGE_ERRORS
     if shots:
         spectator.screenshot(path=str(shots / "web-spectator-end.png"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import secrets
 from contextlib import asynccontextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -126,7 +127,7 @@ def create_app(out_dir: str | Path = "transcripts/web") -> Starlette:
     async def lobby_page(request: Request) -> Response:
         labels = {code: web_labels(code) for code in LANGS}
         html = _asset("lobby.html").replace("/*__LABELS__*/", _script_json(labels))
-        return HTMLResponse(html)
+        return page(html)
 
     async def presets_api(request: Request) -> Response:
         from arena.config import presets
@@ -166,14 +167,14 @@ def create_app(out_dir: str | Path = "transcripts/web") -> Starlette:
                 return RedirectResponse(f"/games/{done[0].stem}.html")
             return _not_found("no such table")
         god = room.god_view_allowed and request.query_params.get("view") != "public"
-        return HTMLResponse(table_page(room, Watcher(seat=None, god=god)))
+        return page(table_page(room, Watcher(seat=None, god=god)))
 
     async def play_page(request: Request) -> Response:
         room = _room(request)
         seat = room.seat_of(request.path_params["token"]) if room is not None else None
         if room is None or seat is None:
             return _not_found("no such seat: the link is wrong or the table is gone")
-        return HTMLResponse(table_page(room, Watcher(seat=seat)))
+        return page(table_page(room, Watcher(seat=seat)))
 
     async def game_file(request: Request) -> Response:
         name, kind = request.path_params["name"], request.path_params["kind"]
@@ -184,7 +185,7 @@ def create_app(out_dir: str | Path = "transcripts/web") -> Starlette:
             return FileResponse(path, media_type="application/x-ndjson")
         from arena.viewer import build_view_data, render_html
 
-        return HTMLResponse(render_html(build_view_data(path)))
+        return page(render_html(build_view_data(path)))
 
     async def socket(ws: WebSocket) -> None:
         room = lobby.rooms.get(ws.path_params["table"])
@@ -219,6 +220,7 @@ def create_app(out_dir: str | Path = "transcripts/web") -> Starlette:
 
     routes = [
         Route("/", lobby_page),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),  # no icon; not an error either
         Route("/api/presets", presets_api),
         Route("/api/tables", tables_api, methods=["GET", "POST"]),
         Route("/watch/{table}", watch_page),
@@ -262,8 +264,22 @@ async def _receive(ws: WebSocket, send: Any, room: Room, seat: int | None) -> No
             await send({"type": "refused", "rid": message.get("rid"), "error": error})
 
 
+def page(html: str, status_code: int = 200) -> HTMLResponse:
+    """An HTML page whose scripts run only if this response named them: a game text that ever reached
+    the page as markup could not run (the pages put game text in with ``textContent`` anyway)."""
+    nonce = secrets.token_urlsafe(16)
+    # Bare <script> tags come only from the templates: every data block is written by
+    # viewer.script_json, which escapes "<", so no game text can bring one in.
+    html = html.replace("<script>", f'<script nonce="{nonce}">')
+    policy = (f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; img-src 'self' data:; "
+              "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+    return HTMLResponse(html, status_code=status_code,
+                        headers={"Content-Security-Policy": policy, "X-Content-Type-Options": "nosniff",
+                                 "Referrer-Policy": "no-referrer"})
+
+
 def _not_found(text: str) -> Response:
-    return HTMLResponse(f"<!doctype html><meta charset=utf-8><title>404</title><p>{text}</p>", status_code=404)
+    return page(f"<!doctype html><meta charset=utf-8><title>404</title><p>{text}</p>", status_code=404)
 
 
 def _script_json(data: Any) -> str:
