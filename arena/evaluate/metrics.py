@@ -31,6 +31,9 @@ from arena.evaluate.families import (  # noqa: F401  (re-exported: the scorer's 
     usage_cost as _cost,
     usage_tokens as _tokens,
 )
+
+__all__ = ["ALL", "Accumulator", "Availability", "Counts", "LEGAL_SET_KINDS", "PERSUASION_SPEECHES", "SCORED_EVENTS",
+           "SPEECH_DECISIONS", "score_game", "_cost", "_tokens", "finish_metrics", "balance_report", "CATALOGUE", "MetricResult", "MetricRow"]
 from arena.evaluate.stats import (
     MIN_GAMES,
     auroc,
@@ -42,7 +45,6 @@ from arena.evaluate.stats import (
     make_rng,
     percentile_interval,
 )
-from arena.types import is_wolf_card
 
 
 #: Games a report row names (and the HTML report links to).

@@ -56,9 +56,8 @@ from arena.evaluate.stats import (
     games_to_separate,
     make_rng,
     percentile_interval,
-    proportion,
+    clustered_rate_interval,
     ranks_by_pairwise_tests,
-    ranks_with_ties,
 )
 
 
@@ -239,9 +238,25 @@ def _role_matrix(design: _Design) -> np.ndarray:
     return m
 
 
-def _bootstrap_resample_weights(n: int, rng: np.random.Generator) -> np.ndarray:
-    """How many times each game is drawn in one resample of n games with replacement."""
-    return np.bincount(rng.integers(0, n, size=n), minlength=n).astype(float)
+def _bootstrap_resample_weights(n: int, rng: np.random.Generator, clusters: np.ndarray | None = None) -> np.ndarray:
+    """How many times each game is drawn in one resample with replacement.
+
+    With ``clusters`` (one id per game, ids 0..C-1) whole clusters are drawn: the games of one deal
+    (a game and its mirror) go in or out together, so mirrored games are paired, not counted as
+    independent. Without, every game is its own cluster.
+    """
+    if clusters is None:
+        return np.bincount(rng.integers(0, n, size=n), minlength=n).astype(float)
+    n_clusters = int(clusters.max()) + 1 if n else 0
+    drawn = np.bincount(rng.integers(0, n_clusters, size=n_clusters), minlength=n_clusters)
+    return drawn[clusters].astype(float)
+
+
+def deal_clusters(games: Sequence[GameRecord]) -> np.ndarray:
+    """One id per game: games on the same board and seed (a deal and its mirrors) share it."""
+    ids: dict[tuple[str, object], int] = {}
+    return np.array([ids.setdefault((g.board, g.seed) if g.seed is not None else (g.board, g.game_id), len(ids))
+                     for g in games], dtype=np.int64)
 
 
 def bradley_terry(games: Sequence[GameRecord], cfg: RatingConfig | None = None) -> BTRatings:
@@ -256,10 +271,11 @@ def bradley_terry(games: Sequence[GameRecord], cfg: RatingConfig | None = None) 
     try:
         theta, converged = _fit(design, design.row_weights(np.ones(n_games)))
         rng = make_rng(cfg.seed)
+        clusters = deal_clusters(design.games)
         samples = np.empty((cfg.n_resamples, len(theta)))
         for b in range(cfg.n_resamples):
             # Warm start from the full-data fit: same optimum, a few Newton steps instead of many.
-            weights = design.row_weights(_bootstrap_resample_weights(n_games, rng))
+            weights = design.row_weights(_bootstrap_resample_weights(n_games, rng, clusters))
             samples[b], ok = _fit(design, weights, start=theta)
             converged = converged and ok
     finally:
@@ -279,17 +295,20 @@ def bradley_terry(games: Sequence[GameRecord], cfg: RatingConfig | None = None) 
     agent_seats: dict[str, int] = defaultdict(int)
     pair_seats: dict[tuple[str, str], int] = defaultdict(int)
     board_games: dict[str, int] = defaultdict(int)
-    for game in design.games:
+    agent_deals: dict[str, set[int]] = defaultdict(set)  # independent units: a deal and its mirrors are one
+    for game, deal in zip(design.games, deal_clusters(design.games)):
         board_games[game.board] += 1
         for agent in {s.agent for s in game.seats}:
             agent_games[agent] += 1
+            agent_deals[agent].add(int(deal))
         for seat in game.seats:
             agent_seats[seat.agent] += 1
             pair_seats[(seat.agent, seat.role)] += 1
 
     skill_iv = {a: interval(theta[nb + i], samples[:, nb + i]) for i, a in enumerate(design.agents)}
     ranks, comparisons = ranks_by_pairwise_tests(design.agents, samples[:, nb:nb + len(design.agents)], 1.0 - cfg.level,
-                                                 games=agent_games, estimates=theta[nb:nb + len(design.agents)])
+                                                 games={a: len(d) for a, d in agent_deals.items()},
+                                                 estimates=theta[nb:nb + len(design.agents)])
     agents = sorted(
         (AgentRating(agent=a, skill=skill_iv[a], rank=ranks[a], games=agent_games[a], seats=agent_seats[a])
          for a in design.agents),
@@ -448,8 +467,8 @@ class PairwiseCell(BaseModel):
 
     Per game, each (seat of agent, seat of opponent) pair on opposite sides counts once and the
     game's share is the fraction of those pairs agent's seat won, so every game weighs 1. Draws are
-    half a win. The interval is Wilson on (sum of per-game shares, games): approximate when games
-    mix seats.
+    half a win. The interval is the report's clustered one, with the deal as the unit (a game and
+    its mirror are one unit).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -466,8 +485,10 @@ class PairwiseCell(BaseModel):
 def pairwise_table(games: Sequence[GameRecord]) -> list[PairwiseCell]:
     share: dict[tuple[str, str], float] = defaultdict(float)
     count: dict[tuple[str, str], int] = defaultdict(int)
+    by_deal: dict[tuple[str, str], dict[int, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
     agents: set[str] = set()
-    for game in canonical_games(games):
+    ordered = canonical_games(games)
+    for game, deal in zip(ordered, deal_clusters(ordered)):
         outcome = game.good_won
         if outcome is None:
             continue
@@ -487,6 +508,9 @@ def pairwise_table(games: Sequence[GameRecord]) -> list[PairwiseCell]:
         for key, total in pair_total.items():
             share[key] += pair_won[key] / total
             count[key] += 1
+            cell = by_deal[key][int(deal)]
+            cell[0] += pair_won[key] / total
+            cell[1] += 1
     cells = []
     for a in sorted(agents):
         for b in sorted(agents):
@@ -494,8 +518,12 @@ def pairwise_table(games: Sequence[GameRecord]) -> list[PairwiseCell]:
                 continue
             n = count.get((a, b), 0)
             k = share.get((a, b), 0.0)
-            p = proportion(min(k, n), n)
-            cells.append(PairwiseCell(agent=a, opponent=b, games=n, wins=k, rate=p.p, low=p.low, high=p.high))
+            if n:
+                sums = np.array(list(by_deal[(a, b)].values()))
+                low, high = clustered_rate_interval(sums[:, 0], sums[:, 1])
+            else:
+                low, high = 0.0, 1.0
+            cells.append(PairwiseCell(agent=a, opponent=b, games=n, wins=k, rate=k / n if n else None, low=low, high=high))
     return cells
 
 

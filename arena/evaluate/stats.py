@@ -355,9 +355,9 @@ def ranks_by_pairwise_tests(names: Sequence[str], samples: np.ndarray, alpha: fl
     """Rank = 1 + number of entries shown better than this one, by Holm-corrected pairwise tests.
 
     ``samples`` holds one bootstrap draw per row and one entry per column; ``estimates`` the full-data
-    fit (default: the bootstrap means). For each pair the statistic is the gap over its bootstrap
-    standard error, referred to a t distribution on (games - 1) degrees of freedom (the fewer games of
-    the two): at a few dozen games a percentile-bootstrap p-value is too optimistic (an A/A at 20
+    fit (default: the bootstrap means); ``games`` the independent units (games, or deals when games are
+    mirrored) of each entry. For each pair the statistic is the gap over its bootstrap standard error,
+    referred to a t distribution on (units - 1) degrees of freedom (the fewer of the two): at a few dozen games a percentile-bootstrap p-value is too optimistic (an A/A at 20
     games separated 10% of the time instead of 5%). Holm's correction over all m = k(k-1)/2 pairs keeps
     the chance of any false order below alpha. An entry with fewer than MIN_GAMES games is never
     separated. Returns (ranks, m).
