@@ -28,6 +28,7 @@ from arena.actions import Answer, AnswerExtras, DecisionRequest, IllegalAnswer
 from arena.events import Event
 from arena.narration import LANGS, PROMPTS_DIR, Narrator, templates
 from arena.observation import Observation, SeatView
+from arena.untrusted import printable
 
 _NO_FORCED = object()
 #: Private events the terminal narration has no line for, worded by the replay page's templates.
@@ -161,7 +162,9 @@ class HumanAgent:
     def _say(self, text: str, *, error: bool = False, dim: bool = False, bold: bool = False, end: str = "\n") -> None:
         if self.color and (error or dim or bold):
             code = "31" if error else "2" if dim else "1"
-            text = f"\x1b[{code}m{text}\x1b[0m"
+            text = f"\x1b[{code}m{printable(text)}\x1b[0m"
+        else:
+            text = printable(text)
         self.stdout.write(text + end)
         self.stdout.flush()
 

@@ -238,7 +238,7 @@ class LLMAgent:
             try:
                 read = read_answer(reply.text, reply.parsed, legal_type)
                 value = request.check(read.action)
-            except (AnswerFormatError, IllegalAnswer) as exc:
+            except (AnswerFormatError, IllegalAnswer, RecursionError) as exc:
                 last_error = redact(_why_unusable(reply, str(exc)))
                 attempts.append(AnswerAttempt(raw=raw, error=last_error))
                 messages = messages + [

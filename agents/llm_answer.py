@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 from agents.providers.base import AnswerSchema
 
@@ -88,12 +88,37 @@ def answer_schema(request: Any, *, belief_seats: list[int] | None = None, name: 
 
 # ---- reading replies ------------------------------------------------------------------------
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
+#: Replies longer than this are not parsed: the longest useful answer (reasoning, a speech, notes,
+#: beliefs) is a few thousand characters, and a model that sends a megabyte is told to be brief.
+MAX_REPLY_CHARS = 100_000
+#: JSON nested deeper than this is refused before parsing (json's recursive decoder would raise
+#: RecursionError a few hundred levels down; an answer needs three).
+MAX_JSON_DEPTH = 32
 
 
-def _balanced_objects(text: str) -> list[str]:
-    """Every top-level ``{...}`` span, honouring strings (so a brace inside a speech is fine)."""
-    spans, depth, start, in_str, esc = [], 0, -1, False, False
+def _fenced_blocks(text: str) -> list[str]:
+    """The bodies of the ```json fenced blocks, found with str.find (one linear pass; a regex with a
+    lazy body rescans the rest of the text from every unclosed fence)."""
+    blocks: list[str] = []
+    pos = 0
+    while True:
+        open_at = text.find("```", pos)
+        if open_at < 0:
+            return blocks
+        body = open_at + 3
+        if text.startswith(("json", "JSON"), body):
+            body += 4
+        close_at = text.find("```", body)
+        if close_at < 0:
+            return blocks
+        blocks.append(text[body:close_at].strip())
+        pos = close_at + 3
+
+
+def _outside_strings(text: str, brackets: str) -> Iterator[tuple[int, str]]:
+    """(index, bracket) for each of ``brackets`` that is not inside a JSON string. A quote opens a
+    string only inside a bracket, so a stray quote in prose does not hide the object after it."""
+    depth, in_str, esc = 0, False, False
     for i, ch in enumerate(text):
         if in_str:
             if esc:
@@ -102,14 +127,32 @@ def _balanced_objects(text: str) -> list[str]:
                 esc = True
             elif ch == '"':
                 in_str = False
-            continue
-        if ch == '"' and depth > 0:
+        elif ch == '"' and depth > 0:
             in_str = True
-        elif ch == "{":
+        elif ch in brackets:
+            depth += 1 if ch in "[{" else -1 if depth > 0 else 0
+            yield i, ch
+
+
+def _too_deep(text: str) -> bool:
+    """Whether brackets outside strings nest deeper than MAX_JSON_DEPTH (a linear scan)."""
+    depth = 0
+    for _, ch in _outside_strings(text, "[]{}"):
+        depth += 1 if ch in "[{" else -1
+        if depth > MAX_JSON_DEPTH:
+            return True
+    return False
+
+
+def _balanced_objects(text: str) -> list[str]:
+    """Every top-level ``{...}`` span, honouring strings (so a brace inside a speech is fine)."""
+    spans, depth, start = [], 0, -1
+    for i, ch in _outside_strings(text, "{}"):
+        if ch == "{":
             if depth == 0:
                 start = i
             depth += 1
-        elif ch == "}" and depth > 0:
+        elif depth > 0:
             depth -= 1
             if depth == 0:
                 spans.append(text[start:i + 1])
@@ -117,6 +160,8 @@ def _balanced_objects(text: str) -> list[str]:
 
 
 def _loads_lenient(candidate: str) -> Any:
+    if _too_deep(candidate):
+        return None
     try:
         return json.loads(candidate)
     except json.JSONDecodeError:
@@ -144,7 +189,7 @@ def extract_json(text: str) -> dict[str, Any] | None:
     whole = _loads_lenient(text)
     if isinstance(whole, dict):
         return whole
-    candidates = [m.group(1).strip() for m in _FENCE.finditer(text)] + _balanced_objects(text)
+    candidates = _fenced_blocks(text) + _balanced_objects(text)
     parsed = [p for p in (_loads_lenient(c) for c in candidates) if isinstance(p, dict)]
     with_action = [p for p in parsed if "action" in p]
     if with_action:
@@ -152,7 +197,20 @@ def extract_json(text: str) -> dict[str, Any] | None:
     return parsed[-1] if parsed else None
 
 
-_BARE = re.compile(r"^\s*(null|none|true|false|yes|no|\d{1,3})\s*[.!]?\s*$", re.I)
+# Matched against the stripped reply: a pattern with ``\s*`` on both sides of an optional group
+# backtracks quadratically over a long run of spaces.
+_BARE = re.compile(r"(null|none|true|false|yes|no|\d{1,3})[.!]?", re.I)
+
+
+def _too_deep_value(value: Any, depth: int = 0) -> bool:
+    """Whether an already-parsed value nests deeper than MAX_JSON_DEPTH (an SDK parsed it for us)."""
+    if depth > MAX_JSON_DEPTH:
+        return True
+    if isinstance(value, dict):
+        return any(_too_deep_value(v, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return any(_too_deep_value(v, depth + 1) for v in value)
+    return False
 
 
 @dataclass
@@ -165,9 +223,14 @@ class ReadAnswer:
 
 def read_answer(text: str, parsed: dict[str, Any] | None, legal_type: str | None) -> ReadAnswer:
     """Pull the fields out of a reply; :class:`AnswerFormatError` says what is missing."""
+    if not isinstance(parsed, dict) or _too_deep_value(parsed):
+        parsed = None
+    if not isinstance(parsed, dict) and len(text or "") > MAX_REPLY_CHARS:
+        raise AnswerFormatError(f"the reply is {len(text):,} characters long; reply with one short JSON object "
+                                f"(under {MAX_REPLY_CHARS:,} characters)")
     payload = parsed if isinstance(parsed, dict) else extract_json(text)
     if payload is None:
-        bare = _BARE.match(text or "")
+        bare = _BARE.fullmatch((text or "").strip())
         if bare and legal_type not in SPEECH_TYPES:
             token = bare.group(1).lower()
             value: Any = {"null": None, "none": None, "true": True, "yes": True, "false": False,

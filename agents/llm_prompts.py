@@ -36,11 +36,14 @@ from agents.llm_answer import BELIEF_KINDS
 from agents.providers.base import ChatMessage, ContentPart
 from arena.observation import Observation, SeatView
 from arena.resources import data_dir
+from arena.untrusted import one_line
 
 PROMPTS_DIR = data_dir("prompts")
 LANGS = ("en", "zh")
 SKIPPED_EVENTS = frozenset({"night_step", "thought", "player_died", "phase_started"})
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
+#: Angle brackets and their look-alikes (fullwidth, small form, CJK, mathematical): a model reads
+#: ``＜/speech＞`` as the tag it resembles.
+_ANGLES = str.maketrans({c: "‹" for c in "<＜﹤〈⟨〈"} | {c: "›" for c in ">＞﹥〉⟩〉"})
 
 
 @dataclass(frozen=True)
@@ -73,9 +76,7 @@ def prompt_book(lang: str) -> PromptBook:
 
 def quote_speech(text: str, mark: str = "⚖") -> str:
     """One line of untrusted text that cannot close its quote or pose as the referee."""
-    s = _CONTROL.sub(" ", str(text))
-    s = s.replace("\r\n", "\n").replace("\r", "\n").replace("\n", " ¶ ")
-    s = s.replace("<", "‹").replace(">", "›").replace(mark, "")
+    s = one_line(text).translate(_ANGLES).replace(mark, "")
     return re.sub(r"[ \t]{2,}", " ", s).strip()
 
 

@@ -31,6 +31,7 @@ from rich.text import Text
 from arena.events import Event
 from arena.narration import Narrator
 from arena.types import is_wolf_card
+from arena.untrusted import one_line, printable
 from arena.viewer import EventText, viewer_labels
 
 #: Seconds an event of each type stays on screen before the next one, at pace 1.
@@ -138,7 +139,7 @@ class TableState:
             self.vote["tally"] = {int(k): v for k, v in e.tally.items()}
         elif t == "speech":
             self.speaker = e.seat
-            self.speech = (e.seat, e.kind, e.text)
+            self.speech = (e.seat, e.kind, one_line(e.text))
             self.vote = None
         elif t == "game_ended":
             self.winner = e.winner.value
@@ -167,6 +168,7 @@ class _Side:
         if line is None and e.type in ("role_assigned", "wolf_knife_vote", "witch_told", "player_died"):
             line = self.text.line(e)
         if line:
+            line = printable(line)
             indent = "  " if e.type == "ballot_cast" else ""  # ballots sit under their vote's title
             for part in line.strip("\n").split("\n"):
                 if part.strip():

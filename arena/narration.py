@@ -14,6 +14,7 @@ import yaml
 from arena.config import ConfigError
 from arena.events import Event
 from arena.resources import data_dir
+from arena.untrusted import one_line
 
 SEAT_FIELDS = {"seat", "cupid", "target", "from_seat", "witness", "wolf", "sheriff"}
 SEAT_LIST_FIELDS = {"lovers", "seats", "wolves", "seers"}
@@ -106,7 +107,7 @@ class Narrator:
         if k == "badge_moved":
             return t[f"badge_{e.action}"].format(from_seat=self.s(e.from_seat), to_seat=self.s(e.to_seat))
         if k == "speech":
-            return t["speech"].format(seat=self.s(e.seat), tag=t["speech_tag"].get(e.kind, ""), text=e.text)
+            return t["speech"].format(seat=self.s(e.seat), tag=t["speech_tag"].get(e.kind, ""), text=one_line(e.text))
         if k == "ballot_cast":
             title = ""
             if self._round != (e.phase, e.ballot, e.round):  # the first ballot of a round gets the title

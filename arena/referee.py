@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
 from typing import Any, Awaitable, Callable, Sequence
@@ -26,7 +26,16 @@ from arena.events import Event
 from arena.observation import Observation
 from arena.provenance import build_info
 from arena.stopping import GameDeadline, GameStopped
-from arena.transcript import HeaderLine, ResultLine, SeatAgent, TranscriptWriter
+from arena.transcript import (
+    ITEMS_CAP,
+    PROMPT_CAP_CHARS,
+    HeaderLine,
+    ResultLine,
+    SeatAgent,
+    TranscriptWriter,
+    capped_text,
+    capped_value,
+)
 
 
 @dataclass
@@ -247,10 +256,13 @@ class Table:
         :class:`Answer` or a bare value (an agent with nothing to add but its choice)."""
         values = []
         thoughts = None
-        for request, a in zip(requests, answers):
+        answers = list(answers)
+        for i, (request, a) in enumerate(zip(requests, answers)):
             if not isinstance(a, Answer):
-                values.append(request.default if a is _MISSING else a)
+                values.append(request.default if a is _MISSING else a if type(a) in _ATOMS else capped_value(a))
                 continue
+            if a.reasoning or a.notes or a.extras is not None or type(a.value) not in _ATOMS:
+                a = answers[i] = capped_answer(a)
             extras = a.extras
             values.append(request.default if extras is not None and extras.default_applies else a.value)
             if a.reasoning or a.notes or a.beliefs:
@@ -266,6 +278,30 @@ class Table:
             self.flush_events()
         elif self.latency:
             self.latency.clear()
+
+
+_ATOMS = frozenset({int, bool, type(None)})
+
+
+def capped_answer(answer: Answer) -> Answer:
+    """The answer with every string an agent wrote cut to what a transcript line may hold (the cut
+    says so in the text), so that no agent can make a transcript, or a viewer reading it, unbounded."""
+    extras = answer.extras
+    if extras is not None:
+        update: dict[str, Any] = {
+            "error": capped_value(extras.error), "note": capped_value(extras.note),
+            "attempts": [a.model_copy(update={"raw": capped_value(a.raw), "error": capped_value(a.error)})
+                         for a in extras.attempts[:ITEMS_CAP]],
+            "prompt": capped_value(extras.prompt, PROMPT_CAP_CHARS), "raw_reply": capped_value(extras.raw_reply),
+            "memory": capped_value(extras.memory)}
+        if extras.usage is not None:
+            update["usage"] = extras.usage.model_copy(update={
+                "transport_errors": capped_value(extras.usage.transport_errors),
+                "replies": extras.usage.replies[:ITEMS_CAP]})
+        extras = extras.model_copy(update=update)
+    return replace(answer, value=capped_value(answer.value),
+                   reasoning=capped_text(answer.reasoning) if answer.reasoning else answer.reasoning,
+                   notes=capped_text(answer.notes) if answer.notes else answer.notes, extras=extras)
 
 
 #: Marks a request :meth:`Table.submit` was given no answer for (``None`` is an answer: abstain).

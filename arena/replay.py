@@ -13,7 +13,7 @@ from typing import Any
 from arena.actions import Answer, AnswerExtras, DecisionRequest
 from arena.engine import Game, GameSetup
 from arena.observation import Observation
-from arena.referee import Table, run_table_sync
+from arena.referee import Table, decision_fields, run_table_sync
 from arena.transcript import DecisionLine, EventLine, Transcript, read_transcript
 
 
@@ -56,38 +56,102 @@ class ReplayReport:
     events_compared: int
     identical: bool
     first_difference: str | None = None
+    complete: bool = True
 
     @property
     def ok(self) -> bool:
-        return self.identical and (self.recorded_winner is None or self.winner == self.recorded_winner)
+        return self.identical and self.complete and self.winner == self.recorded_winner
+
+
+#: The parts of a decision line the replay re-derives (the rest is what the agent said about it).
+_DECISION_FACTS = ("seat", "kind", "phase", "asked_in", "legal", "default", "answer", "value", "refused")
 
 
 def replay(path: str | Path) -> ReplayReport:
+    """Re-run the answers and compare everything the evaluator reads: every event, every decision's
+    facts, the result line (winner, reason, roles, alive set, counts) and the header's seats."""
     transcript = read_transcript(path)
     answers = {d.id: d for d in transcript.decisions}
     game = Game(setup_of(transcript))
     agent = RecordedAgent(answers)
     table = Table(game, [agent] * game.state.n)
+    recorded_winner = _recorded_winner(transcript)
     try:
         run_table_sync(table)
     except ReplayMismatch as exc:
-        return ReplayReport(winner="none", recorded_winner=_recorded_winner(transcript), events_compared=0,
-                            identical=False, first_difference=str(exc))
+        return ReplayReport(winner="none", recorded_winner=recorded_winner, events_compared=0,
+                            identical=False, first_difference=str(exc), complete=transcript.complete)
+    winner = game.state.winner.value if game.state.winner else "none"
     recorded = transcript.events
-    difference = None
+    difference = _header_difference(transcript, game.state.n)
     for i, line in enumerate(recorded):
+        if difference is not None:
+            break
         if i >= len(game.log):
             difference = f"event {i}: the replay ended before it"
             break
         again = EventLine(seq=i, event=game.log[i]).model_dump_json()
         if again != line.model_dump_json():
             difference = f"event {i}: recorded {line.event.type}, replayed {game.log[i].type}"
-            break
-    if difference is None and transcript.complete and len(game.log) != len(recorded):
-        difference = f"the replay has {len(game.log)} events, the transcript {len(recorded)}"
-    return ReplayReport(winner=game.state.winner.value if game.state.winner else "none",
-                        recorded_winner=_recorded_winner(transcript), events_compared=len(recorded),
-                        identical=difference is None, first_difference=difference)
+    if difference is None:
+        difference = _decision_difference(transcript, table)
+    if difference is None and transcript.complete:
+        if len(game.log) != len(recorded):
+            difference = f"the replay has {len(game.log)} events, the transcript {len(recorded)}"
+        else:
+            difference = _result_difference(transcript, table)
+    identical = difference is None
+    if identical and not transcript.complete:
+        difference = "the transcript has no result line: the game is incomplete" + (
+            " (its last line is torn)" if transcript.torn_tail else "")
+    return ReplayReport(winner=winner, recorded_winner=recorded_winner, events_compared=len(recorded),
+                        identical=identical, first_difference=difference, complete=transcript.complete)
+
+
+def _header_difference(transcript: Transcript, players: int) -> str | None:
+    """The header's seats: one agent per seat in seat order, and each decision names its seat's agent."""
+    agents = transcript.header.agents
+    if [a.seat for a in agents] != list(range(1, players + 1)):
+        return f"header: agents are listed for seats {[a.seat for a in agents]}, the board has {players} seats"
+    specs = {a.seat: a.spec for a in agents}
+    for d in transcript.decisions:
+        if d.agent is not None and d.agent != specs.get(d.seat):
+            return f"decision {d.id}: made by {d.agent!r}, the header seats {specs.get(d.seat)!r} at seat {d.seat}"
+    return None
+
+
+def _decision_difference(transcript: Transcript, table: Table) -> str | None:
+    replayed = table.game.decisions
+    recorded = transcript.decisions
+    if transcript.complete and len(replayed) != len(recorded):
+        return f"the replay asked {len(replayed)} decisions, the transcript has {len(recorded)}"
+    for record, line in zip(replayed, recorded):
+        again = decision_fields(record, None, None, None)
+        if again["id"] != line.id:
+            return f"decision {line.id}: recorded in the place of decision {again['id']}"
+        mine = DecisionLine.model_validate(again).model_dump(mode="json", include=set(_DECISION_FACTS))
+        theirs = line.model_dump(mode="json", include=set(_DECISION_FACTS))
+        if mine != theirs:
+            field = next(k for k in _DECISION_FACTS if mine[k] != theirs[k])
+            return f"decision {line.id}: recorded {field} {theirs[field]!r}, replayed {mine[field]!r}"
+    return None
+
+
+def _result_difference(transcript: Transcript, table: Table) -> str | None:
+    assert transcript.result is not None
+    recorded = transcript.result.model_dump(mode="json")
+    again = table.result_line().model_dump(mode="json")
+    for field, value in again.items():
+        if field == "abandoned":
+            continue  # an abandoned game's answers stop where the player left; the replay cannot know
+        mine = recorded.get(field)
+        if mine != value:
+            if isinstance(value, dict) and isinstance(mine, dict):  # name the seats that differ
+                keys = sorted(set(value) | set(mine), key=str)
+                mine = {k: mine.get(k) for k in keys if mine.get(k) != value.get(k)}
+                value = {k: value.get(k) for k in mine}
+            return f"result: recorded {field} {mine!r}, replayed {value!r}"
+    return None
 
 
 def _recorded_winner(transcript: Transcript) -> Any:

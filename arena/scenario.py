@@ -15,6 +15,7 @@ from arena.engine import Game, GameSetup, SetupError
 from arena.referee import Table, run_table_sync
 from arena.rules.first_kill import EarlierGame, protected_seats
 from arena.types import parse_phase, phase_order
+from arena.user_yaml import load_user_yaml
 
 SCENARIO_SCHEMA = "werewolf-scenario/1"
 
@@ -86,7 +87,7 @@ def load(path: str | Path) -> dict[str, Any]:
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
-        data = yaml.safe_load(text) if path.suffix in (".yaml", ".yml") else json.loads(text)
+        data = load_user_yaml(text) if path.suffix in (".yaml", ".yml") else json.loads(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise ScenarioError(f"{path}: not valid {'YAML' if path.suffix in ('.yaml', '.yml') else 'JSON'}: {exc}") from None
     if not isinstance(data, dict):

@@ -67,6 +67,7 @@ from arena.executors import (
 )
 from arena.ratelimit import RateLimit
 from arena.stopping import GameStopped, SeatUnreachable
+from arena.user_yaml import load_user_yaml
 
 __all__ = ["TournamentError", "TournamentConfig", "run_tournament", "store_transcript", "Executor"]
 
@@ -163,7 +164,7 @@ class TournamentConfig(BaseModel):
 def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        raw = load_user_yaml(path.read_text(encoding="utf-8")) or {}
     except OSError as exc:
         raise TournamentError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except yaml.YAMLError as exc:
@@ -313,6 +314,8 @@ class IndexEntry(BaseModel):
     seconds: float | None = None
     tokens: float | None = None
     cost: float | None = None
+    sha256: str | None = Field(default=None, description="a done game's transcript digest (arena.transcript."
+                                                          "transcript_digest), checked by --resume and arena verify")
 
 
 class Index:
@@ -372,18 +375,33 @@ def fallback_share(path: Path) -> float | None:
     return round(max(fell_back.get(seat, 0) / n for seat, n in asked.items()), 4)
 
 
-def transcript_complete(path: Path) -> tuple[bool, str | None]:
-    """(complete and not abandoned, winner) for a transcript on disk."""
+def transcript_complete(path: Path, digest: str | None = None) -> tuple[bool, str | None]:
+    """(complete and not abandoned, winner) for a transcript on disk. With the ``digest`` the index
+    recorded, a file that differs from it is not complete; without one, every line is validated
+    (the fast reader skips lines it does not need, so it would miss a damaged one)."""
     from arena.evaluate.load import load_game
-    from arena.transcript import TranscriptError
+    from arena.transcript import TranscriptError, read_bounded, read_transcript, transcript_digest
 
     try:
-        game = load_game(path, event_types=frozenset(), full_decision_kinds=frozenset())
+        if digest is not None:
+            if transcript_digest(read_bounded(path)) != digest:
+                return False, None
+            game = load_game(path, event_types=frozenset(), full_decision_kinds=frozenset())
+            result = game.result
+        else:
+            full = read_transcript(path)
+            result = full.result.model_dump() if full.result is not None else None
     except TranscriptError:
         return False, None
-    if game.result is None or game.result.get("abandoned"):
+    if result is None or result.get("abandoned"):
         return False, None
-    return True, str(game.result.get("winner"))
+    return True, str(result.get("winner"))
+
+
+def file_digest(path: Path) -> str:
+    from arena.transcript import read_bounded, transcript_digest
+
+    return transcript_digest(read_bounded(path))
 
 
 # --- playing ------------------------------------------------------------------------------------
@@ -597,11 +615,14 @@ async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[Scheduled
     skipped = 0
     for game in schedule:
         path = transcript_path(out, game.game_id)
-        complete, winner = transcript_complete(path) if path.exists() else (False, None)
+        entry = index.state.get(game.game_id)
+        digest = entry.sha256 if entry is not None and entry.status == "done" else None
+        complete, winner = transcript_complete(path, digest) if path.exists() else (False, None)
         if complete:
-            if index.state.get(game.game_id) is None or index.state[game.game_id].status != "done":
+            if entry is None or entry.status != "done":
                 # Killed between the rename and the index line: the file is the proof; record it.
-                index.write(IndexEntry(game_id=game.game_id, status="done", time=time.time(), winner=winner))
+                index.write(IndexEntry(game_id=game.game_id, status="done", time=time.time(), winner=winner,
+                                       sha256=file_digest(path)))
             skipped += 1
             continue
         if path.exists():
@@ -693,7 +714,8 @@ async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[Scheduled
                     progress.flagged += 1
                 index.write(IndexEntry(game_id=game.game_id, status="done", time=time.time(), winner=winner,
                                        seconds=round(time.monotonic() - start, 3), tokens=tokens, cost=cost,
-                                       fallback_share=share, flagged=flag))
+                                       fallback_share=share, flagged=flag,
+                                       sha256=file_digest(transcript_path(out, game.game_id))))
             finally:
                 progress.running -= 1
                 report()
@@ -779,9 +801,67 @@ def _merge_locked(sources: Sequence[Path], out: Path, cfg: TournamentConfig,
                 continue
             shutil.copyfile(path, target)
             copied.add(game_id)
-            index.write(IndexEntry(game_id=game_id, status="done", time=time.time(), winner=winner))
+            index.write(IndexEntry(game_id=game_id, status="done", time=time.time(), winner=winner,
+                                   sha256=file_digest(target)))
     meta = {"config": persisted_config(cfg), "fingerprint": fingerprint(cfg, schedule), "shard": None,
             "games": len(schedule), "merged_from": [str(s) for s in sources]}
     write_atomic(out / "tournament.json", json.dumps(meta, indent=2))
     missing = [g.game_id for g in schedule if g.game_id not in copied]
     return MergeResult(out=str(out), games=len(copied), duplicates=duplicates, missing=missing)
+
+
+# --- verify -------------------------------------------------------------------------------------
+
+
+class VerifyResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    out: str
+    checked: int = Field(description="done games whose transcripts were checked")
+    problems: list[str] = Field(default_factory=list, description="one line per game that failed a check")
+    unhashed: int = Field(default=0, description="done games the index has no digest for (older runs)")
+
+
+def verify_tournament(out: Path) -> VerifyResult:
+    """Check a tournament folder without replaying: every game the index calls done has its
+    transcript, the transcript's bytes match the digest recorded when it was done, it has a result
+    line, and its header seats the agents and labels the schedule gave it."""
+    from arena.transcript import TranscriptError, read_transcript
+
+    meta_path = out / "tournament.json"
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        cfg = TournamentConfig(**meta["config"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise TournamentError(f"{out}: not a readable tournament folder ({exc})") from None
+    scheduled = {g.game_id: g for g in build_schedule(cfg)}
+    index = Index(out / "index.jsonl")
+    result = VerifyResult(out=str(out), checked=0)
+    for game_id, entry in sorted(index.state.items()):
+        if entry.status != "done":
+            continue
+        result.checked += 1
+        path = transcript_path(out, game_id)
+        if not path.exists():
+            result.problems.append(f"{game_id}: done in the index, but {path} is missing")
+            continue
+        if entry.sha256 is None:
+            result.unhashed += 1
+        elif file_digest(path) != entry.sha256:
+            result.problems.append(f"{game_id}: the transcript changed since it was recorded (digest differs)")
+            continue
+        try:
+            transcript = read_transcript(path)
+        except TranscriptError as exc:
+            result.problems.append(f"{game_id}: {exc}")
+            continue
+        if transcript.result is None:
+            result.problems.append(f"{game_id}: no result line (incomplete)")
+        game = scheduled.get(game_id)
+        seated = [(a.spec, a.label) for a in transcript.header.agents]
+        if game is None:
+            result.problems.append(f"{game_id}: not in this tournament's schedule")
+        elif seated != list(zip(game.specs, game.labels)):
+            result.problems.append(f"{game_id}: the header seats {seated}, the schedule "
+                                   f"{list(zip(game.specs, game.labels))}")
+    return result

@@ -18,7 +18,9 @@ with the message below instead of failing on one line; older files are then migr
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from pathlib import Path
 from typing import IO, Annotated, Any, Iterator, Literal, Union
 
@@ -163,6 +165,50 @@ def json_schema() -> dict[str, Any]:
     return schema
 
 
+#: The most characters a recorded string written by an agent may hold (reasoning, notes, a raw
+#: reply, an attempt, an error, a usage note). Longer ones are cut, and the cut says so in the line.
+FIELD_CAP_CHARS = 8000
+#: The same for the strings of a recorded prompt: the arena's own text, long in a long game.
+PROMPT_CAP_CHARS = 256_000
+#: Lists and objects keep this many items, and nesting this deep; the rest is cut with a note.
+ITEMS_CAP = 1000
+DEPTH_CAP = 32
+
+
+def capped_text(text: str, limit: int = FIELD_CAP_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} …[{len(text) - limit:,} more characters cut]"
+
+
+def capped_value(value: Any, limit: int = FIELD_CAP_CHARS, depth: int = 0) -> Any:
+    """``value`` with every string, list and object cut to what a line may hold (see the caps above).
+    A value with nothing to cut is returned as it is (the same object)."""
+    if value is None or type(value) in (int, float, bool):
+        return value
+    if isinstance(value, str):
+        return capped_text(value, limit)
+    if isinstance(value, (dict, list, tuple)) and depth >= DEPTH_CAP:
+        return "…[nested too deeply, cut]"
+    if isinstance(value, dict):
+        items = list(value.items())
+        out = {(capped_text(k, 200) if isinstance(k, str) else k): capped_value(v, limit, depth + 1)
+               for k, v in items[:ITEMS_CAP]}
+        if len(items) > ITEMS_CAP:
+            out["…"] = f"[{len(items) - ITEMS_CAP:,} more entries cut]"
+        elif all(out.get(k) is v for k, v in items):
+            return value
+        return out
+    if isinstance(value, (list, tuple)):
+        kept = [capped_value(v, limit, depth + 1) for v in value[:ITEMS_CAP]]
+        if len(value) > ITEMS_CAP:
+            kept.append(f"…[{len(value) - ITEMS_CAP:,} more items cut]")
+        elif all(a is b for a, b in zip(kept, value)):
+            return value
+        return kept
+    return value
+
+
 class TranscriptWriter:
     """Appends lines to a JSONL file, one ``write``+``flush`` per line."""
 
@@ -222,15 +268,47 @@ class Transcript(BaseModel):
         return self.result is not None
 
 
+#: Readers refuse a transcript or a line larger than this, with a message, instead of trying to hold
+#: it: the writer caps every recorded field (:data:`FIELD_CAP_CHARS`), so a real game stays far below.
+MAX_TRANSCRIPT_BYTES = 256 * 2**20
+MAX_LINE_BYTES = 16 * 2**20
+
+
+def read_bounded(path: str | Path) -> bytes:
+    """A transcript's bytes, refused with a message when it cannot be read or is over the bound."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > MAX_TRANSCRIPT_BYTES:
+                raise TranscriptError(f"{path}: {size:,} bytes, more than a transcript may hold "
+                                      f"({MAX_TRANSCRIPT_BYTES:,}); not read")
+            return fh.read(MAX_TRANSCRIPT_BYTES + 1)
+    except OSError as exc:
+        raise TranscriptError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def parse_line(path: str | Path, number: int, raw: bytes) -> Any:
+    """One line's JSON, or :class:`TranscriptError` naming the line (bad bytes, nesting, size)."""
+    if len(raw) > MAX_LINE_BYTES:
+        raise TranscriptError(f"{path}:{number}: a line of {len(raw):,} bytes, more than a line may hold "
+                              f"({MAX_LINE_BYTES:,})")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TranscriptError(f"{path}:{number}: not UTF-8 text (byte {exc.start} of the line)") from None
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise TranscriptError(f"{path}:{number}: JSON nested too deeply") from None
+
+
 def iter_lines(path: str | Path) -> Iterator[tuple[int, Line | None, str]]:
     """Yield (line number, parsed line or None for a torn last line, raw text)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TranscriptError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    raw_lines = text.split("\n")
-    ends_clean = text.endswith("\n")
+    blob = read_bounded(path)
+    raw_lines = blob.split(b"\n")
+    ends_clean = blob.endswith(b"\n")
     if ends_clean:
         raw_lines = raw_lines[:-1]
     for number, raw in enumerate(raw_lines, start=1):
@@ -238,30 +316,47 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, Line | None, str]]:
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
+            data = parse_line(path, number, raw)
+        except (json.JSONDecodeError, TranscriptError) as exc:
             if is_last and not ends_clean:
-                yield number, None, raw  # torn by a crash mid-write: everything before it is intact
+                yield number, None, raw.decode("utf-8", "replace")  # torn by a crash mid-write
                 return
+            if isinstance(exc, TranscriptError):
+                raise
             raise TranscriptError(f"{path}:{number}: not JSON ({exc.msg})") from None
         if number == 1:
             check_header(path, data)
         try:
-            yield number, LINE_ADAPTER.validate_python(data), raw
+            yield number, LINE_ADAPTER.validate_python(data), raw.decode("utf-8")
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(p) for p in err.get("loc", ()))
             raise TranscriptError(f"{path}:{number}: {where}: {err.get('msg')}") from None
+        except RecursionError:
+            raise TranscriptError(f"{path}:{number}: JSON nested too deeply") from None
+
+
+def transcript_digest(data: bytes) -> str:
+    """The fingerprint of a finished transcript, ``sha256:<hex>`` of its bytes. A tournament records
+    it in its index when the game is done, so any later edit of any line (or a damaged disk) is
+    found by hashing the file, without a replay (``arena verify``)."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def check_header(path: str | Path, data: Any) -> None:
-    """Refuse a first line that is not our header, or a schema version newer than this reader."""
+    """Refuse a first line that is not our header, or a schema version this reader cannot read."""
     if not isinstance(data, dict) or data.get("type") != "header":
         raise TranscriptError(f"{path}:1: the first line must be the header")
     if data.get("schema_name") != SCHEMA_NAME:
         raise TranscriptError(f"{path}: not a {SCHEMA_NAME} file (schema_name={data.get('schema_name')!r})")
-    version = data.get("schema_version")
-    if not isinstance(version, int) or version > SCHEMA_VERSION:
+    if "schema_version" not in data:
+        raise TranscriptError(f"{path}:1: the header has no schema_version")
+    version = data["schema_version"]
+    if type(version) is not int:
+        raise TranscriptError(f"{path}:1: schema_version must be a whole number, got {version!r}")
+    if version < 1:
+        raise TranscriptError(f"{path}:1: schema_version {version} is not a version (they start at 1)")
+    if version > SCHEMA_VERSION:
         raise TranscriptError(
             f"{path}: transcript schema version {version} is newer than this arena reads "
             f"(up to {SCHEMA_VERSION}); upgrade werewolf-arena to read it"

@@ -24,6 +24,7 @@ import yaml
 from arena.events import Event
 from arena.narration import LANGS, PROMPTS_DIR, Narrator, reason_text, templates
 from arena.observation import visible_events
+from arena.untrusted import one_line
 from arena.transcript import DecisionLine, EventLine, HeaderLine, ResultLine, read_transcript
 
 ASSETS_DIR = Path(__file__).resolve().parent / "viewer_assets"
@@ -132,7 +133,7 @@ class EventText:
             return ev["speech_order"].format(order=" → ".join(str(s) for s in e.order))
         if k == "speech":
             tag = self.n["speech_tag"].get(e.kind, "")
-            return f"{self.s(e.seat)}{tag}: {e.text}"
+            return f"{self.s(e.seat)}{tag}: {one_line(e.text)}"
         if k == "ballot_cast":
             weight = ev["weight"].format(weight=f"{e.weight:g}") if e.weight != 1 else ""
             if e.target is None:
@@ -156,9 +157,9 @@ class EventText:
         if k == "hunter_shot":
             return self.t("hunter_shot", seat=self.s(e.seat), target=self.s(e.target))
         if k == "answer_refused":
-            return self.t("answer_refused", seat=self.s(e.seat), kind=e.kind, error=e.error)
+            return self.t("answer_refused", seat=self.s(e.seat), kind=e.kind, error=one_line(e.error))
         if k == "thought":
-            return ev["thought"].format(seat=self.s(e.seat), text=e.reasoning or e.notes or "…")
+            return ev["thought"].format(seat=self.s(e.seat), text=one_line(e.reasoning or e.notes or "…"))
         if k == "game_ended":
             winner = getattr(e.winner, "value", e.winner)
             return self.t("game_ended", winner=self.n["winner"].get(winner, winner), reason=self.reason(e.reason))

@@ -46,14 +46,16 @@ def test_a_metric_without_data_says_so(tmp_path: Path) -> None:
     assert "needs beliefs" in md and "needs role or check claims" in md
 
 
-def test_newer_schema_is_refused(tmp_path: Path) -> None:
+def test_a_newer_schema_file_is_skipped_with_a_line_and_refused_under_strict(tmp_path: Path) -> None:
     path = game1(tmp_path)
     lines = path.read_text(encoding="utf-8").splitlines()
     header = json.loads(lines[0])
     header["schema_version"] = 99
     path.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n", encoding="utf-8")
+    report = score([tmp_path], rating=RatingConfig(n_resamples=10))
+    assert len(report.skipped) == 1 and "newer" in report.skipped[0] and str(path) in report.skipped[0]
     with pytest.raises(TranscriptError, match="newer"):
-        score([tmp_path], rating=RatingConfig(n_resamples=10))
+        score([tmp_path], rating=RatingConfig(n_resamples=10), strict=True)
 
 
 def test_score_command(folder: Path, tmp_path: Path) -> None:

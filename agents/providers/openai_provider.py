@@ -213,7 +213,7 @@ def _parse_json(text: str) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than json's decoder goes
         return None
     return value if isinstance(value, dict) else None
 

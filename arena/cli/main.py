@@ -32,6 +32,7 @@ app.command("schema")(info.schema_command)
 app.add_typer(scenario_cmd.scenario_app, name="scenario")
 app.command("replay")(replay_cmd.replay_command)
 app.command("serve")(serve.serve_command)
+app.command("verify")(replay_cmd.verify_command)
 
 
 def _register_optional() -> None:

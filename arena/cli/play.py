@@ -11,6 +11,7 @@ from typing import Any, Optional
 import typer
 
 from arena.cli.common import friendly
+from arena.untrusted import printable
 
 DEFAULT_PRESET = "std-12-guard"
 
@@ -110,7 +111,7 @@ def play_command(
         def on_event(event: Any) -> None:
             text = narrator.line(event)
             if text:
-                typer.echo(text)
+                typer.echo(printable(text))
     with TranscriptWriter(path) as writer:
         try:
             result = asyncio.run(run_game(setup, seat_agents, writer=writer, specs=specs, lang=lang,
@@ -176,13 +177,17 @@ def parse_rule_overrides(items: list[str]) -> dict[str, Any]:
     import yaml
 
     from arena.config import ConfigError
+    from arena.user_yaml import load_user_yaml
 
     out: dict[str, Any] = {}
     for item in items:
         name, eq, raw = item.partition("=")
         if not eq or not name.strip():
             raise ConfigError(f"--rule expects name=value, got {item!r}")
-        out[name.strip()] = yaml.safe_load(raw.strip()) if raw.strip() else raw
+        try:
+            out[name.strip()] = load_user_yaml(raw.strip()) if raw.strip() else raw
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"--rule {name.strip()}: not a YAML value ({exc})") from None
     return out
 
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from arena.transcript import TranscriptError, check_header, read_transcript
+from arena.transcript import MAX_LINE_BYTES, TranscriptError, check_header, read_bounded, read_transcript
 
 try:
     import orjson
@@ -82,11 +82,7 @@ def load_game(path: str | Path, *, strict: bool = False, event_types: Iterable[s
     path = str(path)
     if strict:
         read_transcript(path)  # raises TranscriptError naming the first invalid line
-    try:
-        with open(path, "rb") as fh:
-            blob = fh.read()
-    except OSError as exc:
-        raise TranscriptError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    blob = read_bounded(path)
     raw_lines = blob.split(b"\n")
     ends_clean = blob.endswith(b"\n")
     if ends_clean:
@@ -97,7 +93,7 @@ def load_game(path: str | Path, *, strict: bool = False, event_types: Iterable[s
         raise TranscriptError(f"{path}: empty transcript (no header line)")
     try:
         header = _loads(raw_lines[0])
-    except ValueError:
+    except (ValueError, RecursionError):
         raise TranscriptError(f"{path}:1: not JSON") from None
     _check_header(path, header)
     game = RawGame(path=path, header=header)
@@ -126,14 +122,16 @@ def load_game(path: str | Path, *, strict: bool = False, event_types: Iterable[s
     for number, raw in enumerate(keep):
         if not raw.strip():
             continue
+        if len(raw) > MAX_LINE_BYTES:
+            raise TranscriptError(f"{path}: a line of {len(raw):,} bytes, more than a line may hold")
         try:
             data = _loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # bad bytes, bad JSON, nesting deeper than the parser goes
             if number == last and not ends_clean:
                 game.torn_tail = True  # killed mid-write: every line before it is intact
                 break
             raise TranscriptError(f"{path}: a line is not JSON: {raw[:80]!r}") from None
-        kind = data.get("type")
+        kind = data.get("type") if isinstance(data, dict) else None
         if kind == "event" or kind == "decision":
             lines.append(data)
         elif kind == "result":

@@ -199,9 +199,9 @@ def _read_all(sources: list[str], acc: Accumulator, skipped: list[str], strict: 
         try:
             game = load_game(path, strict=strict, event_types=SCORED_EVENTS, full_decision_kinds=LEGAL_SET_KINDS)
         except TranscriptError as exc:
-            # A newer schema is never guessed at; anything else unreadable (an empty file left by a
-            # crash, a corrupt line) is reported and skipped unless --strict.
-            if strict or "newer" in str(exc):
+            # Anything unreadable (a newer schema, which is never guessed at; an empty file left by a
+            # crash; a corrupt line) is reported and skipped unless --strict.
+            if strict:
                 raise
             skipped.append(str(exc))
             continue
