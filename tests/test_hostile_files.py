@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agents.bots import RandomBot
-from arena.actions import Answer
+from arena.actions import Answer, AnswerAttempt, AnswerExtras, ModelUsage
 from arena.cli.main import app
 from arena.engine import GameSetup
 from arena.referee import play_sync
@@ -204,9 +204,10 @@ class _Flooding:
     def decide_sync(self, observation, request):  # type: ignore[no-untyped-def]
         value = self.bot.decide_sync(observation, request)
         mb = "\x1b" + "w" * 1_000_000
-        return Answer(value=value, reasoning=mb, notes=mb, meta={
-            "raw_reply": {"text": mb, "thinking": mb}, "attempts": [{"raw": mb, "error": mb}], "usage": {"x": mb},
-            "prompt": [{"role": "user", "content": "p" * 1_000_000}], "memory": list(range(100_000))})
+        return Answer(value=value, reasoning=mb, notes=mb, extras=AnswerExtras(
+            raw_reply={"text": mb, "thinking": mb}, attempts=[AnswerAttempt(raw=mb, error=mb)], error=mb,
+            usage=ModelUsage(transport_errors=[mb]), prompt=[{"role": "user", "content": "p" * 1_000_000}],
+            memory=list(range(100_000))))
 
 
 def test_every_recorded_field_is_capped_and_says_so(tmp_path: Path) -> None:
@@ -220,7 +221,7 @@ def test_every_recorded_field_is_capped_and_says_so(tmp_path: Path) -> None:
     assert size < 400_000 * len(lines)
     d = transcript.decisions[0]
     for text in (d.reasoning, d.notes, d.raw_reply["text"], d.raw_reply["thinking"], d.attempts[0].raw,
-                 d.attempts[0].error, d.usage["x"]):
+                 d.attempts[0].error, d.usage["transport_errors"][0], d.error):
         assert len(text) < FIELD_CAP_CHARS + 100 and text.endswith("more characters cut]")
     assert d.memory[-1] == "…[99,000 more items cut]"
     thoughts = [e.event for e in transcript.events if e.event.type == "thought"]

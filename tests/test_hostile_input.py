@@ -95,9 +95,9 @@ def test_a_deep_reply_is_a_recorded_decision_with_attempts_prompt_and_usage() ->
     agent, provider = agent_with([deep, deep, '{"reasoning": "", "action": 4, "notes": ""}'])
     answer = decide(agent, observation(), vote_request())
     assert answer.value == 4 and provider.calls == 3
-    attempts = answer.meta["attempts"]
-    assert [a["error"] is None for a in attempts] == [False, False, True]
-    assert answer.meta["prompt"] and answer.meta["usage"]["calls"] == 3
+    extras = answer.extras
+    assert [a.error is None for a in extras.attempts] == [False, False, True]
+    assert extras.prompt and extras.usage.calls == 3
 
 
 # ---- 2: terminals --------------------------------------------------------------------------
