@@ -81,6 +81,9 @@ class Player:
         self.spoke_script = False
         self.timed_out = False
         self.lapsed: str | None = None  # the question left to time out
+        self.click_table = True  # answer one seat question by clicking the table
+        self.clicked_seat: int | None = None
+        self.clicked_rid: str | None = None
 
     def open(self) -> Any:
         page = self.context.new_page()
@@ -127,6 +130,13 @@ class Player:
                     break
                 button.click(timeout=3000)
             controls.locator("button.primary").click(timeout=3000)
+        elif self.click_table and page.locator("#seats .seat.pickable").count():
+            # a seat question answered on the table itself: click the first legal seat's disc
+            seat = page.locator("#seats .seat.pickable").first
+            self.clicked_seat = int(seat.get_attribute("data-seat"))
+            self.clicked_rid = page.locator("#seat-panel").get_attribute("data-rid")
+            seat.locator(".disc").click(timeout=3000)
+            self.click_table = False
         else:
             choices = controls.locator("button.choice")
             if choices.count() == 0:  # nothing to choose from but "skip"
@@ -221,6 +231,7 @@ def run_game(browser: Any, base: str, app: Any, shots: Path | None) -> None:
         time.sleep(0.05)
 
     assert reconnected and one.timed_out is False and two.timed_out
+    assert one.clicked_seat is not None, "no seat question was answered on the table"
     # ---- what the transcript recorded -------------------------------------------------------------
     from arena.observation import public_events
     from arena.transcript import read_transcript
@@ -230,7 +241,7 @@ def run_game(browser: Any, base: str, app: Any, shots: Path | None) -> None:
     humans = [d for d in transcript.decisions if d.seat in (1, 2)]
     timed_out = [d for d in humans if d.defaulted]
     assert len(timed_out) == 1 and timed_out[0].seat == 2 and "time limit" in timed_out[0].error
-    assert [d for d in humans if d.seat == 1 and not d.defaulted]
+    assert [d for d in humans if d.seat == 1 and not d.defaulted and d.value == one.clicked_seat]
     log = [line.event for line in transcript.events]
     speeches = [e for e in log if e.type == "speech" and e.seat == 1]
     assert speeches and speeches[0].text == SCRIPT_SPEECH.strip()

@@ -147,6 +147,7 @@
 
   function renderAsk() {
     const w = W();
+    markPickable();
     renderHead();
     const panel = $("seat-panel");
     const q = $("sp-question"), box = $("sp-controls"), msg = $("sp-message");
@@ -169,6 +170,16 @@
     msg.dataset.kind = state.message ? state.message[0] : "";
     msg.textContent = state.message ? fmt(w[state.message[0]], state.message[1] || {}) : "";
     tickTimer();
+  }
+
+  // a seat question: the legal seats on the table can be clicked too
+  function markPickable() {
+    for (const node of document.querySelectorAll("#seats .seat.pickable")) node.classList.remove("pickable");
+    if (!state.ask || state.ask.legal.type !== "seat" || state.sending) return;
+    for (const s of state.ask.legal.options) {
+      const node = document.querySelector('#seats .seat[data-seat="' + s + '"]');
+      if (node) node.classList.add("pickable");
+    }
   }
 
   function valueText(value, w) {
@@ -258,6 +269,7 @@
         seat.appendChild(bubble);
       }
     }
+    markPickable();  // the replay page drew the seats anew
     // a player who is out keeps watching from the seat (the table's fold says who is out)
     const dead = !!LIVE.seat && V.atEnd() && st.dead.has(LIVE.seat);
     if (state.lang !== V.lang() || (dead && !state.dead)) {
@@ -266,6 +278,14 @@
       renderAsk();
     }
   };
+
+  // clicks on a pickable seat answer the question (caught before the replay page's own seat clicks)
+  $("seats").addEventListener("click", (ev) => {
+    const node = ev.target.closest && ev.target.closest(".seat.pickable");
+    if (!node || !state.ask || state.ask.legal.type !== "seat") return;
+    ev.stopPropagation();
+    send(Number(node.dataset.seat));
+  }, true);
 
   const tts = $("sp-tts");
   tts.checked = localStorage.getItem("arena.tts") === "1";
