@@ -244,7 +244,13 @@ def get_preset(preset_id: str) -> Preset:
     if preset_id not in table:
         if preset_id in parametric_boards():
             board_id(preset_id)  # raises: which player count?
-        raise ConfigError(f"unknown preset {preset_id!r}; known: {', '.join(sorted(table))}")
+        boards = parametric_boards()
+        stem, _, count = preset_id.rpartition("-")
+        if stem in boards and count.isdigit():
+            board_id(stem, int(count))  # raises: out of the board's player range
+        known = sorted(table) + [f"{name} ({b.players_range[0]}-{b.players_range[1]} players, --players N)"
+                                 for name, b in sorted(boards.items())]
+        raise ConfigError(f"unknown preset {preset_id!r}; known: {', '.join(known)}")
     return table[preset_id]
 
 

@@ -220,6 +220,18 @@ def test_classic_millers_is_one_parametric_board():
         resolve_rules("classic-millers")
 
 
+def test_an_out_of_range_classic_millers_id_names_the_range_and_unknown_ids_list_the_parametric_board():
+    """R182: `classic-millers-7` or `-19` is not merely "unknown": the error gives the board's 8-18 range;
+    an unknown preset's list of known boards names `classic-millers` itself with its range."""
+    from arena.config import ConfigError, get_preset
+
+    for bad in ("classic-millers-7", "classic-millers-19"):
+        with pytest.raises(ConfigError, match=r"'classic-millers' is for 8-18 players, got (7|19)$"):
+            get_preset(bad)
+    with pytest.raises(ConfigError, match=r"classic-millers \(8-18 players, --players N\)"):
+        get_preset("no-such-board")
+
+
 def test_a_tournament_board_may_be_classic_millers_with_a_player_count():
     from pydantic import ValidationError
 
