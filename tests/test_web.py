@@ -415,3 +415,19 @@ def test_bots_pause_for_what_the_table_saw_and_never_for_hidden_events(tmp_path:
     from arena.web.room import reading_seconds
 
     assert slept == [0.0, reading_seconds(speech)]
+
+
+def test_a_person_plays_with_a_language_model_and_bots_at_one_table(client: TestClient) -> None:
+    """A model seat (an OpenAI-compatible server on loopback) is asked alongside the person and the bots."""
+    from tests.llm_loopback import LoopbackServer, Reply, openai_completion
+
+    with LoopbackServer() as model:
+        model.default = Reply(body=openai_completion('{"reasoning": "quiet", "action": "pass", "notes": ""}'))
+        made = create(client, seats=["human", f"local:loopback@{model.url}/v1"] + ["bot:heuristic"] * 10, seed=9)
+        with client.websocket_connect(f"/ws/{made['id']}?token={token_of(made['seats']['1'])}") as ws:
+            messages = play_seat(ws)
+        assert model.seen, "the model seat was never asked"
+    assert messages[-1]["result"]["winner"] in ("village", "wolves")
+    transcript = read_transcript(client.app.state.lobby.rooms[made["id"]].path)
+    assert transcript.header.agents[1].spec.startswith("local:loopback@")
+    assert [d for d in transcript.decisions if d.seat == 2] and [d for d in transcript.decisions if d.seat == 1]
