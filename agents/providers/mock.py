@@ -263,9 +263,9 @@ class MockProvider:
         elif fault == "prose":
             text, parsed = f"Honestly, I think {self._text(120)} I'll go with my gut on this one.", None
         elif fault == "out_of_range":
-            parsed = answer if options.structured == "native" else None
-        if options.structured != "native":
-            parsed = None  # only a native structured-output provider hands back parsed JSON
+            parsed = answer if options.structured in ("native", "tool") else None
+        if options.structured not in ("native", "tool"):
+            parsed = None  # only schema-constrained output (native, or a forced tool) comes back parsed
         return ProviderReply(text=text, parsed=parsed, usage=self._usage(messages, len(text)), model=self.model,
                              finish_reason="stop")
 
