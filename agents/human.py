@@ -66,9 +66,13 @@ def question_text(lang: str, request: DecisionRequest) -> str:
         return n["nobody"] if seat is None else n["seat"].format(seat=seat)
 
     ctx = request.context
-    template = t["kinds"].get(request.kind) or t["kinds"]["other"]
-    return template.format(kind=request.kind, victim=s(ctx.get("victim")), before_speaker=s(ctx.get("before_speaker")),
-                           speaker=s(ctx.get("speaker")), idiot=s(ctx.get("idiot")))
+    template = t["kinds"][request.kind]  # every kind has its question (tests/test_coverage.py)
+    fields = {"kind": request.kind}
+    for name in ("victim", "before_speaker", "speaker", "idiot", "little_girl", "exiled", "current"):
+        fields[name] = s(ctx.get(name))
+    mode = ctx.get("mode")
+    fields["scapegoat_rule"] = t["scapegoat_rule"][mode] if mode is not None else ""
+    return template.format(**fields)
 
 
 def _words(values: list[Any]) -> set[str]:

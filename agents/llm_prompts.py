@@ -28,12 +28,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, assert_never
 
 import yaml
 
 from agents.llm_answer import BELIEF_KINDS
 from agents.providers.base import ChatMessage, ContentPart
+from arena.events import (AnswerRefused, AuxPoliceAppointed, BadgeMoved, BallotCast, BrotherKill, CenterCards,
+                          DeathsAnnounced, ElderLifeLost, Event, ExileResult, FireWolfUsed, GameEnded, GameStarted,
+                          GuardProtected, HunterShot, HunterStatus, HuntingGunFired, IdiotRevealed, KingTook,
+                          LittleGirlCaught, LittleGirlKill, LittleGirlPeeked, LoversLinked, LoversRecognised,
+                          MaidSwapped, NightStep, PhaseStarted, PkPlatform, PlayerDied, RoleAssigned, RoleRevealed,
+                          ScapegoatBan, SeerResult, SeersMet, SelfDestructed, SheriffCandidates, SheriffElected,
+                          SheriffWithdrew, SkillsLost, Speech, SpeechOrder, ThiefCards, Thought, TravelerInfo,
+                          VoteResult, VotersPunished, WildWolfKill, WitchPoisoned, WitchSaved, WitchTold, WitnessNamed,
+                          WolfKnife, WolfKnifeVote, WolfTeam)
 from arena.observation import Observation, SeatView
 from arena.resources import data_dir
 from arena.untrusted import one_line
@@ -210,84 +219,119 @@ class EventRenderer:
         return fmt(self.t.get("digest_phase_night" if phase.startswith("N") else "digest_phase_day", "{p}"),
                    n=phase[1:], p=phase)
 
-    def _body(self, e: Any) -> str | None:
+    def _body(self, e: Event) -> str | None:
+        """One event as the seat reads it (without the referee mark), or None for an event the record
+        does not show as a line (SKIPPED_EVENTS). Every event class has its case: a new one fails the
+        type checker here (assert_never) and tests/test_coverage.py until it gets its words."""
         ev = self.t["events"]
-        k = e.type
-        if k == "game_started":
-            return fmt(ev[k], players=e.players)
-        if k == "role_assigned":
-            return fmt(ev[k], role=self.role(e.role)) if e.seat == self.seat else None
-        if k == "center_cards":
-            return fmt(ev[k], cards=", ".join(self.role(c) for c in e.cards))
-        if k == "wolf_team":
-            return fmt(ev[k], wolves=self.seats(e.wolves))
-        if k == "guard_protected":
-            return fmt(ev[k], target=self.s(e.target)) if e.target is not None else ev["guard_protected_none"]
-        if k == "wolf_knife_vote":
-            return fmt(ev[k], seat=self.s(e.seat), target=self.s(e.target))
-        if k == "wolf_knife":
-            return fmt(ev[k], target=self.s(e.target)) if e.target is not None else ev["wolf_knife_empty"]
-        if k == "witch_told":
-            return fmt(ev[k], victim=self.s(e.victim)) if e.victim is not None else ev["witch_told_none"]
-        if k in ("witch_saved", "witch_poisoned"):
-            return fmt(ev[k], target=self.s(e.target))
-        if k == "seer_result":
-            result = self.t.get("results", {}).get(e.result)
-            return fmt(ev[k], target=self.s(e.target), result=result or self.role(e.result))
-        if k == "hunter_status":
-            return fmt(ev[k], status=ev["hunter_can" if e.can_shoot else "hunter_cannot"])
-        if k == "deaths_announced":
-            return fmt(ev[k], seats=self.seats(e.seats)) if e.seats else ev["deaths_announced_none"]
-        if k == "role_revealed":
-            return fmt(ev[k], seat=self.s(e.seat), role=self.role(e.role))
-        if k == "sheriff_candidates":
-            return fmt(ev[k], seats=self.seats(e.seats)) if e.seats else ev["sheriff_candidates_none"]
-        if k == "sheriff_withdrew":
-            return fmt(ev[k], seat=self.s(e.seat))
-        if k == "ballot_cast":
-            if e.target is None:
-                return fmt(ev["ballot_abstain"], voter=self.s(e.voter))
-            weight = fmt(ev["ballot_weight"], weight=f"{e.weight:g}") if e.weight != 1 else ""
-            return fmt(ev[k], voter=self.s(e.voter), target=self.s(e.target), weight=weight)
-        if k == "vote_result":
-            name = self.t.get("ballot_names", {}).get(e.ballot, e.ballot)
-            if not e.tally:
-                return fmt(ev["vote_result_empty"], ballot=name)
-            tally = ", ".join(f"{self.s(int(s))}: {v:g}" for s, v in sorted(e.tally.items(), key=lambda kv: int(kv[0])))
-            return fmt(ev[k], ballot=name, tally=tally)
-        if k == "sheriff_elected":
-            return fmt(ev[k], seat=self.s(e.seat)) if e.seat is not None else fmt(ev["sheriff_elected_none"],
-                                                                                   reason=self.reason(e.reason))
-        if k == "badge_moved":
-            return fmt(ev[f"badge_{e.action}"], from_seat=self.s(e.from_seat), to_seat=self.s(e.to_seat))
-        if k == "speech_order":
-            return fmt(ev[k], order=self.seats(e.order))
-        if k in ("self_destructed", "idiot_revealed"):
-            return fmt(ev[k], seat=self.s(e.seat))
-        if k == "hunter_shot":
-            return fmt(ev[k], seat=self.s(e.seat), target=self.s(e.target))
-        if k == "pk_platform":
-            return fmt(ev[k], seats=self.seats(e.seats))
-        if k == "exile_result":
-            return fmt(ev[k], seat=self.s(e.seat)) if e.seat is not None else fmt(ev["exile_result_none"],
-                                                                                 reason=self.reason(e.reason))
-        if k == "answer_refused":
-            return fmt(ev[k], kind=e.kind, error=quote_speech(e.error, self.b.mark), used=e.used)
-        if k == "game_ended":
-            winner = self.t.get("winners", {}).get(getattr(e.winner, "value", e.winner), e.winner)
-            return fmt(ev[k], winner=winner, reason=self.reason(e.reason))
-        if k == "lovers_linked":
-            return fmt(ev[k], lovers=self.seats(e.lovers))
-        if k == "lovers_recognised":
-            return fmt(ev[k], lovers=self.seats(e.lovers))
-        if k == "thief_cards":
-            return fmt(ev[k], cards=", ".join(self.role(c) for c in e.cards))
-        if k == "skills_lost":
-            return fmt(ev[k], seats=self.seats(e.seats))
-        # An event type this renderer does not know yet: its fields, quoted like untrusted text.
-        fields = {n: v for n, v in e.model_dump(mode="json").items() if n not in ("type", "phase", "visibility")}
-        return fmt(ev["generic"], type=k, fields=quote_speech(", ".join(f"{n}={v}" for n, v in fields.items()),
-                                                                 self.b.mark))
+        s, seats = self.s, self.seats
+        match e:
+            case PhaseStarted() | NightStep() | Thought() | PlayerDied():
+                return None  # the phase is a header; steps, thoughts and causes of death are not lines
+            case Speech():
+                return None  # rendered as a quoted speech by line()
+            case GameStarted():
+                return fmt(ev["game_started"], players=e.players)
+            case RoleAssigned():
+                return fmt(ev["role_assigned"], role=self.role(e.role)) if e.seat == self.seat else None
+            case CenterCards():
+                return fmt(ev["center_cards"], cards=", ".join(self.role(c) for c in e.cards))
+            case WolfTeam():
+                return fmt(ev["wolf_team"], wolves=seats(e.wolves))
+            case GuardProtected():
+                return fmt(ev["guard_protected"], target=s(e.target)) if e.target is not None \
+                    else ev["guard_protected_none"]
+            case WolfKnifeVote():
+                return fmt(ev["wolf_knife_vote"], seat=s(e.seat), target=s(e.target))
+            case WolfKnife():
+                return fmt(ev["wolf_knife"], target=s(e.target)) if e.target is not None else ev["wolf_knife_empty"]
+            case WitchTold():
+                return fmt(ev["witch_told"], victim=s(e.victim)) if e.victim is not None else ev["witch_told_none"]
+            case WitchSaved() | WitchPoisoned():
+                return fmt(ev[e.type], target=s(e.target))
+            case SeerResult():
+                result = self.t.get("results", {}).get(e.result)
+                return fmt(ev["seer_result"], target=s(e.target), result=result or self.role(e.result))
+            case HunterStatus():
+                return fmt(ev["hunter_status"], status=ev["hunter_can" if e.can_shoot else "hunter_cannot"])
+            case DeathsAnnounced():
+                return fmt(ev["deaths_announced"], seats=seats(e.seats)) if e.seats else ev["deaths_announced_none"]
+            case RoleRevealed():
+                return fmt(ev["role_revealed"], seat=s(e.seat), role=self.role(e.role))
+            case SheriffCandidates():
+                return fmt(ev["sheriff_candidates"], seats=seats(e.seats)) if e.seats \
+                    else ev["sheriff_candidates_none"]
+            case SheriffWithdrew():
+                return fmt(ev["sheriff_withdrew"], seat=s(e.seat))
+            case BallotCast():
+                if e.target is None:
+                    return fmt(ev["ballot_abstain"], voter=s(e.voter))
+                weight = fmt(ev["ballot_weight"], weight=f"{e.weight:g}") if e.weight != 1 else ""
+                return fmt(ev["ballot_cast"], voter=s(e.voter), target=s(e.target), weight=weight)
+            case VoteResult():
+                name = self.t.get("ballot_names", {}).get(e.ballot, e.ballot)
+                if not e.tally:
+                    return fmt(ev["vote_result_empty"], ballot=name)
+                tally = ", ".join(f"{s(int(k))}: {v:g}" for k, v in sorted(e.tally.items(), key=lambda kv: int(kv[0])))
+                return fmt(ev["vote_result"], ballot=name, tally=tally)
+            case SheriffElected():
+                return fmt(ev["sheriff_elected"], seat=s(e.seat)) if e.seat is not None \
+                    else fmt(ev["sheriff_elected_none"], reason=self.reason(e.reason))
+            case BadgeMoved():
+                return fmt(ev[f"badge_{e.action}"], from_seat=s(e.from_seat), to_seat=s(e.to_seat))
+            case SpeechOrder():
+                return fmt(ev["speech_order"], order=seats(e.order))
+            case SelfDestructed() | IdiotRevealed():
+                return fmt(ev[e.type], seat=s(e.seat))
+            case HunterShot():
+                return fmt(ev["hunter_shot"], seat=s(e.seat), target=s(e.target))
+            case PkPlatform():
+                return fmt(ev["pk_platform"], seats=seats(e.seats))
+            case ExileResult():
+                return fmt(ev["exile_result"], seat=s(e.seat)) if e.seat is not None \
+                    else fmt(ev["exile_result_none"], reason=self.reason(e.reason))
+            case AnswerRefused():
+                return fmt(ev["answer_refused"], kind=e.kind, error=quote_speech(e.error, self.b.mark), used=e.used)
+            case GameEnded():
+                winner = self.t.get("winners", {}).get(e.winner.value, e.winner.value)
+                return fmt(ev["game_ended"], winner=winner, reason=self.reason(e.reason))
+            case LoversLinked() | LoversRecognised():
+                return fmt(ev[e.type], lovers=seats(e.lovers))
+            case ThiefCards():
+                return fmt(ev["thief_cards"], cards=", ".join(self.role(c) for c in e.cards))
+            case SkillsLost():
+                return fmt(ev["skills_lost"], seats=seats(e.seats))
+            case ElderLifeLost() | LittleGirlCaught():
+                return fmt(ev[e.type], seat=s(e.seat))
+            case LittleGirlPeeked():
+                return fmt(ev["little_girl_peeked"], wolves=seats(e.wolves))
+            case LittleGirlKill():
+                return fmt(ev["little_girl_kill" if e.killed else "little_girl_spared"], seat=s(e.seat))
+            case ScapegoatBan():
+                return fmt(ev["scapegoat_ban" if e.mode == "ban" else "scapegoat_allow"], seat=s(e.seat),
+                           day=e.day, seats=seats(e.seats))
+            case TravelerInfo():
+                return fmt(ev["traveler_info"], wolf=s(e.wolf)) if e.wolf is not None else ev["traveler_info_none"]
+            case SeersMet():
+                return fmt(ev["seers_met"], seers=seats(e.seers))
+            case WitnessNamed():
+                return fmt(ev["witness_named"], cupid=s(e.cupid), witness=s(e.witness)) if e.witness is not None \
+                    else fmt(ev["witness_named_none"], cupid=s(e.cupid))
+            case HuntingGunFired() | WildWolfKill() | FireWolfUsed():
+                return fmt(ev[e.type], target=s(e.target))
+            case BrotherKill():
+                return fmt(ev["brother_kill"], target=s(e.target)) if e.target is not None else ev["brother_kill_none"]
+            case KingTook():
+                return fmt(ev[f"{e.king}_king_took"], seat=s(e.seat), target=s(e.target))
+            case MaidSwapped():
+                return fmt(ev["maid_swapped"], seat=s(e.seat), from_seat=s(e.from_seat))
+            case AuxPoliceAppointed():
+                return fmt(ev["aux_police_appointed"], sheriff=s(e.sheriff), seat=s(e.seat)) if e.seat is not None \
+                    else fmt(ev["aux_police_appointed_none"], sheriff=s(e.sheriff))
+            case VotersPunished():
+                return fmt(ev["voters_punished"], seat=s(e.seat), day=e.day, seats=seats(e.seats))
+            case _:
+                assert_never(e)
 
 
 # ---- history and memory ------------------------------------------------------------------
@@ -448,7 +492,7 @@ class PromptBuilder:
         table = ro.get("brief" if brief else "roles", {})
         header = ro.get("header_brief", ro["header"]) if brief else ro["header"]
         lines = [fmt(header, seat=self.seat, role=self.renderer.role(view.role)),
-                 table.get(view.role, ro.get("default_role", ""))]
+                 table[view.role]]  # every card has its lines (tests/test_coverage.py)
         if view.wolves and self.seat in view.wolves:
             lines.append(fmt(ro["team"], team=self.renderer.seats(view.wolves)))
         text = (" " if brief else "\n").join(ln for ln in lines if ln)
@@ -505,7 +549,10 @@ class PromptBuilder:
         fields["length"] = fmt(d["speech_length"], chars=speech_chars) if speech_chars else ""
         fields.setdefault("wolves", r.seats(view.wolves))
         fields.setdefault("before_speaker", r.s(ctx.get("before_speaker")))
-        template = d["kinds"].get(request.kind, d["kinds"]["_default"])
+        mode = ctx.get("mode")
+        if mode is not None:  # the scapegoat's rule in words (ban_list / allow_list, R156)
+            fields["scapegoat_rule"] = d["scapegoat_rule"][mode]
+        template = d["kinds"][request.kind]  # every kind has its question (tests/test_coverage.py)
         ask = fmt(template, **fields)
         lines = [now, fmt(d["notes"], notes=notes) if notes else d["no_notes"], ask]
         if belief_seats:

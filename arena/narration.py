@@ -7,21 +7,30 @@ see is narrated, through the same visibility filter as everything else.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, assert_never
 
 import yaml
 
 from arena.config import ConfigError
-from arena.events import Event
+from arena.events import (AnswerRefused, AuxPoliceAppointed, BadgeMoved, BallotCast, BrotherKill, CenterCards,
+                          DeathsAnnounced, ElderLifeLost, Event, ExileResult, FireWolfUsed, GameEnded, GameStarted,
+                          GuardProtected, HunterShot, HunterStatus, HuntingGunFired, IdiotRevealed, KingTook,
+                          LittleGirlCaught, LittleGirlKill, LittleGirlPeeked, LoversLinked, LoversRecognised,
+                          MaidSwapped, NightStep, PhaseStarted, PkPlatform, PlayerDied, RoleAssigned, RoleRevealed,
+                          ScapegoatBan, SeerResult, SeersMet, SelfDestructed, SheriffCandidates, SheriffElected,
+                          SheriffWithdrew, SkillsLost, Speech, SpeechOrder, ThiefCards, Thought, TravelerInfo,
+                          VoteResult, VotersPunished, WildWolfKill, WitchPoisoned, WitchSaved, WitchTold, WitnessNamed,
+                          WolfKnife, WolfKnifeVote, WolfTeam)
 from arena.resources import data_dir
 from arena.untrusted import one_line
 
 SEAT_FIELDS = {"seat", "cupid", "target", "from_seat", "witness", "wolf", "sheriff"}
 SEAT_LIST_FIELDS = {"lovers", "seats", "wolves", "seers"}
-GENERIC = {"lovers_linked", "lovers_recognised", "thief_cards", "elder_life_lost", "skills_lost",
-           "little_girl_peeked", "little_girl_caught", "little_girl_kill", "scapegoat_ban", "traveler_info",
-           "seers_met", "witness_named", "hunting_gun_fired", "brother_kill", "wild_wolf_kill", "fire_wolf_used",
-           "king_took", "maid_swapped", "aux_police_appointed", "voters_punished"}
+#: What the terminal story leaves out (it has words for them: :meth:`Narrator.text`): the caller of each
+#: night step, what the witch and the hunter are told, the wolves' single votes, the speaking order, causes
+#: of death (the story says who is out), the center and the seats' private thoughts.
+LEFT_OUT_OF_STORY = frozenset({"night_step", "witch_told", "hunter_status", "wolf_knife_vote", "speech_order",
+                               "player_died", "center_cards", "thought"})
 PROMPTS_DIR = data_dir("prompts")
 LANGS = ("en", "zh")
 
@@ -72,79 +81,114 @@ class Narrator:
         return self.seat is not None and e.visibility.allows(self.seat)
 
     def line(self, e: Event) -> str | None:
-        """One event as text, or None when it is not narrated (or not visible)."""
-        if not self.visible(e):
+        """One event as the terminal story tells it, or None when it is not told (or not visible)."""
+        if not self.visible(e) or e.type in LEFT_OUT_OF_STORY:
             return None
-        t = self.t
-        k = e.type
-        if k == "game_started":
-            roles = ", ".join(f"{self.role(r)}×{n}" for r, n in e.role_counts.items())
-            return t["game_started"].format(preset=e.preset, players=e.players, roles=roles)
-        if k == "role_assigned":
-            return t["deal"].format(seat=self.s(e.seat), role=self.role(e.role))
-        if k == "wolf_team":
-            return t["wolf_team"].format(seats=self.seats(e.wolves))
-        if k == "phase_started":
-            return t["night" if e.phase.startswith("N") else "day"].format(n=e.phase[1:])
-        if k == "guard_protected":
-            return t["guard_protected"].format(seat=self.s(e.seat), target=self.s(e.target))
-        if k == "wolf_knife":
-            return t["wolf_knife"].format(target=self.s(e.target)) if e.target else t["wolf_knife_empty"]
-        if k in ("witch_saved", "witch_poisoned"):
-            return t[k].format(seat=self.s(e.seat), target=self.s(e.target))
-        if k == "seer_result":
-            return t["seer_result"].format(seat=self.s(e.seat), target=self.s(e.target), result=self.seer_result(e.result))
-        if k == "deaths_announced":
-            return t["deaths_announced"].format(seats=self.seats(e.seats)) if e.seats else t["peaceful_night"]
-        if k == "sheriff_candidates":
-            return t["sheriff_candidates"].format(seats=self.seats(e.seats)) if e.seats else t["sheriff_no_candidates"]
-        if k == "sheriff_withdrew":
-            return t["sheriff_withdrew"].format(seat=self.s(e.seat))
-        if k == "sheriff_elected":
-            if e.seat is None:
-                return t["sheriff_none"].format(reason=self.reason(e.reason))
-            return t["sheriff_elected"].format(seat=self.s(e.seat), reason=self.reason(e.reason))
-        if k == "badge_moved":
-            return t[f"badge_{e.action}"].format(from_seat=self.s(e.from_seat), to_seat=self.s(e.to_seat))
-        if k == "speech":
-            return t["speech"].format(seat=self.s(e.seat), tag=t["speech_tag"].get(e.kind, ""), text=one_line(e.text))
-        if k == "ballot_cast":
+        if e.type == "exile_result" and e.reason == "idiot_revealed":
+            return None  # the reveal's own line says it
+        if e.type == "ballot_cast":
             title = ""
             if self._round != (e.phase, e.ballot, e.round):  # the first ballot of a round gets the title
                 self._round = (e.phase, e.ballot, e.round)
-                title = t["vote_title"][e.ballot] + "\n"
-            if e.target is None:
-                return title + t["ballot_abstain"].format(voter=self.s(e.voter))
-            return title + t["ballot"].format(voter=self.s(e.voter), target=self.s(e.target))
-        if k == "vote_result":
-            tally = ", ".join(f"{self.s(seat)}: {v:g}" for seat, v in e.tally.items()) or self.t["nobody"]
-            title = "" if self._round == (e.phase, e.ballot, e.round) else t["vote_title"][e.ballot] + "\n"
-            return title + t["tally"].format(tally=tally)
-        if k == "pk_platform":
-            return t["pk_platform"].format(seats=self.seats(e.seats))
-        if k == "exile_result":
-            if e.seat is None:
-                return t["exile_none"]
-            return None if e.reason == "idiot_revealed" else t["exile_result"].format(seat=self.s(e.seat))
-        if k == "idiot_revealed":
-            return t["idiot_revealed"].format(seat=self.s(e.seat))
-        if k == "self_destructed":
-            return t["self_destructed"].format(seat=self.s(e.seat))
-        if k == "hunter_shot":
-            return t["hunter_shot"].format(seat=self.s(e.seat), target=self.s(e.target))
-        if k == "role_revealed":
-            return t["role_revealed"].format(seat=self.s(e.seat), role=self.role(e.role))
-        if k == "answer_refused":
-            return t["answer_refused"].format(seat=self.s(e.seat), kind=e.kind, error=e.error)
-        if k in GENERIC and k in t:
-            return self._generic(e)
-        if k == "game_ended":
-            return t["game_ended"].format(winner=t["winner"].get(e.winner.value, e.winner.value),
-                                          reason=self.reason(e.reason))
-        return None
+                title = self.t["vote_title"][e.ballot] + "\n"
+            return title + self.text(e)
+        if e.type == "vote_result":
+            title = "" if self._round == (e.phase, e.ballot, e.round) else self.t["vote_title"][e.ballot] + "\n"
+            return title + self.text(e)
+        return self.text(e)
 
-    def _generic(self, e: Event) -> str:
-        """Events of the extended roles: seat-like fields as seats, seat lists as lists, cards as roles."""
+    def text(self, e: Event) -> str:
+        """Every event in words, whatever the view (tests/test_coverage.py renders each class)."""
+        t = self.t
+        s, seats = self.s, self.seats
+        match e:
+            case GameStarted():
+                roles = ", ".join(f"{self.role(r)}×{n}" for r, n in e.role_counts.items())
+                return t["game_started"].format(preset=e.preset, players=e.players, roles=roles)
+            case RoleAssigned():
+                return t["deal"].format(seat=s(e.seat), role=self.role(e.role))
+            case CenterCards():
+                return t["center_cards"].format(cards=", ".join(self.role(c) for c in e.cards))
+            case WolfTeam():
+                return t["wolf_team"].format(seats=seats(e.wolves))
+            case PhaseStarted():
+                return t["night" if e.phase.startswith("N") else "day"].format(n=e.phase[1:])
+            case NightStep():
+                return t["night_step"].format(step=t["step_name"][e.step])
+            case GuardProtected():
+                return t["guard_protected"].format(seat=s(e.seat), target=s(e.target))
+            case WolfKnifeVote():
+                if e.target is None:
+                    return t["wolf_knife_vote_none"].format(seat=s(e.seat))
+                return t["wolf_knife_vote"].format(seat=s(e.seat), target=s(e.target))
+            case WolfKnife():
+                return t["wolf_knife"].format(target=s(e.target)) if e.target else t["wolf_knife_empty"]
+            case WitchTold():
+                if e.victim is None:
+                    return t["witch_told_none"].format(seat=s(e.seat))
+                return t["witch_told"].format(seat=s(e.seat), victim=seats(e.victims or [e.victim]))
+            case WitchSaved() | WitchPoisoned():
+                return t[e.type].format(seat=s(e.seat), target=s(e.target))
+            case SeerResult():
+                return t["seer_result"].format(seat=s(e.seat), target=s(e.target), result=self.seer_result(e.result))
+            case HunterStatus():
+                status = t["hunter_can" if e.can_shoot else "hunter_cannot"]
+                return t["hunter_status"].format(seat=s(e.seat), status=status)
+            case PlayerDied():
+                return t["player_died"].format(seat=s(e.seat), cause=t["cause"][e.cause.value])
+            case DeathsAnnounced():
+                return t["deaths_announced"].format(seats=seats(e.seats)) if e.seats else t["peaceful_night"]
+            case RoleRevealed():
+                return t["role_revealed"].format(seat=s(e.seat), role=self.role(e.role))
+            case SheriffCandidates():
+                return t["sheriff_candidates"].format(seats=seats(e.seats)) if e.seats else t["sheriff_no_candidates"]
+            case SheriffWithdrew():
+                return t["sheriff_withdrew"].format(seat=s(e.seat))
+            case BallotCast():
+                if e.target is None:
+                    return t["ballot_abstain"].format(voter=s(e.voter))
+                return t["ballot"].format(voter=s(e.voter), target=s(e.target))
+            case VoteResult():
+                tally = ", ".join(f"{s(seat)}: {v:g}" for seat, v in e.tally.items()) or t["nobody"]
+                return t["tally"].format(tally=tally)
+            case SheriffElected():
+                if e.seat is None:
+                    return t["sheriff_none"].format(reason=self.reason(e.reason))
+                return t["sheriff_elected"].format(seat=s(e.seat), reason=self.reason(e.reason))
+            case BadgeMoved():
+                return t[f"badge_{e.action}"].format(from_seat=s(e.from_seat), to_seat=s(e.to_seat))
+            case SpeechOrder():
+                return t["speech_order"].format(order=seats(e.order))
+            case Speech():
+                return t["speech"].format(seat=s(e.seat), tag=t["speech_tag"].get(e.kind, ""), text=one_line(e.text))
+            case SelfDestructed() | IdiotRevealed():
+                return t[e.type].format(seat=s(e.seat))
+            case HunterShot():
+                return t["hunter_shot"].format(seat=s(e.seat), target=s(e.target))
+            case PkPlatform():
+                return t["pk_platform"].format(seats=seats(e.seats))
+            case ExileResult():
+                return t["exile_none"] if e.seat is None else t["exile_result"].format(seat=s(e.seat))
+            case AnswerRefused():
+                return t["answer_refused"].format(seat=s(e.seat), kind=e.kind, error=e.error)
+            case Thought():
+                return t["thought"].format(seat=s(e.seat), text=one_line(e.reasoning or e.notes or "…"))
+            case GameEnded():
+                return t["game_ended"].format(winner=t["winner"].get(e.winner.value, e.winner.value),
+                                              reason=self.reason(e.reason))
+            case ScapegoatBan():
+                return t["scapegoat_ban"].format(seat=s(e.seat), mode=t["scapegoat_mode"][e.mode], seats=seats(e.seats))
+            case (LoversLinked() | LoversRecognised() | ThiefCards() | ElderLifeLost() | SkillsLost()
+                  | LittleGirlPeeked() | LittleGirlCaught() | LittleGirlKill() | TravelerInfo() | SeersMet()
+                  | WitnessNamed() | HuntingGunFired() | BrotherKill() | WildWolfKill() | FireWolfUsed() | KingTook()
+                  | MaidSwapped() | AuxPoliceAppointed() | VotersPunished()):
+                return self._fill(e)
+            case _:
+                assert_never(e)
+
+    def _fill(self, e: Event) -> str:
+        """Events of the extended roles: their template with seat-like fields as seats, seat lists as
+        lists, cards as roles."""
         fields: dict[str, Any] = {}
         for name, value in e.model_dump().items():
             if name in SEAT_FIELDS:
@@ -157,9 +201,9 @@ class Narrator:
                 fields[name] = self.reason(value)
             else:
                 fields[name] = value
-        if e.type == "little_girl_kill":
+        if isinstance(e, LittleGirlKill):
             fields["killed_text"] = self.t["little_girl_kill_verb"][bool(e.killed)]
-        if e.type == "king_took":
+        if isinstance(e, KingTook):
             fields["king"] = {"white": self.role("white_wolf_king"), "black": self.role("black_wolf_king")}[e.king]
             fields["king"] = fields["king"].replace(" wolf king", "").replace("狼王", "")
         return self.t[e.type].format(**fields)

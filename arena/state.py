@@ -7,10 +7,18 @@ emits events and never assigns state fields directly, so replaying the log rebui
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, TypeVar
+from typing import Any, Callable, Literal, TypeVar, assert_never
 
 from arena.config import RuleSet
-from arena.events import Event
+from arena.events import (AnswerRefused, AuxPoliceAppointed, BadgeMoved, BallotCast, BrotherKill, CenterCards,
+                          DeathsAnnounced, ElderLifeLost, Event, ExileResult, FireWolfUsed, GameEnded, GameStarted,
+                          GuardProtected, HunterShot, HunterStatus, HuntingGunFired, IdiotRevealed, KingTook,
+                          LittleGirlCaught, LittleGirlKill, LittleGirlPeeked, LoversLinked, LoversRecognised,
+                          MaidSwapped, NightStep, PhaseStarted, PkPlatform, PlayerDied, RoleAssigned, RoleRevealed,
+                          ScapegoatBan, SeerResult, SeersMet, SelfDestructed, SheriffCandidates, SheriffElected,
+                          SheriffWithdrew, SkillsLost, Speech, SpeechOrder, ThiefCards, Thought, TravelerInfo,
+                          VoteResult, VotersPunished, WildWolfKill, WitchPoisoned, WitchSaved, WitchTold, WitnessNamed,
+                          WolfKnife, WolfKnifeVote, WolfTeam)
 from arena.types import Cause, Role, Winner, is_wolf_card, parse_phase
 
 T = TypeVar("T")
@@ -145,91 +153,101 @@ def _seats_by_card(state: GameState) -> dict[Role, tuple[int, ...]]:
 
 
 #: Events that only record what was said or asked: most of the log, so they leave the reducer first.
-_NO_STATE_CHANGE = frozenset({
-    "speech", "night_step", "ballot_cast", "wolf_knife_vote", "deaths_announced", "wolf_knife", "seer_result",
-    "hunter_status", "speech_order", "witch_told", "vote_result", "exile_result", "sheriff_withdrew",
-    "sheriff_candidates", "pk_platform", "hunter_shot", "self_destructed", "thought", "answer_refused",
-    "game_started", "wolf_team",
+_NO_STATE_CHANGE: frozenset[type] = frozenset({
+    Speech, NightStep, BallotCast, WolfKnifeVote, DeathsAnnounced, WolfKnife, SeerResult, HunterStatus, SpeechOrder,
+    WitchTold, VoteResult, ExileResult, SheriffWithdrew, SheriffCandidates, PkPlatform, HunterShot, SelfDestructed,
+    Thought, AnswerRefused, GameStarted, WolfTeam, LoversRecognised, ThiefCards, LittleGirlPeeked,
+    LittleGirlCaught, LittleGirlKill, TravelerInfo, SeersMet, WildWolfKill, KingTook,
 })
-#: Events whose branch below changes a card or the lovers/witness links (what a camp is made of).
-_CARD_OR_LINK = frozenset({"role_assigned", "lovers_linked", "witness_named"})
+#: Events whose case below changes a card or the lovers/witness links (what a camp is made of).
+_CARD_OR_LINK: frozenset[type] = frozenset({RoleAssigned, LoversLinked, WitnessNamed})
 
 
 def apply_event(state: GameState, e: Event) -> None:
-    """The reducer: the only code that changes a GameState after setup."""
+    """The reducer: the only code that changes a GameState after setup. Every event class has its case
+    (the type checker holds it to that: ``assert_never``)."""
     state.version += 1
-    t = e.type
-    if t in _NO_STATE_CHANGE:
+    kind = type(e)
+    if kind in _NO_STATE_CHANGE:
         return
-    if t in _CARD_OR_LINK:
+    if kind in _CARD_OR_LINK:
         state.cards_version += 1
-    if t == "phase_started":
-        state.phase = e.phase
-    elif t == "role_assigned":
-        state.players[e.seat].card = e.role
-    elif t == "guard_protected":
-        state.guard_last = e.target if e.effective else None
-    elif t == "witch_saved":
-        if e.potion == "original":
-            state.original_used = True
-        else:
-            state.antidote = False
-    elif t == "witch_poisoned":
-        if e.potion == "original":
-            state.original_used = True
-        else:
-            state.poison = False
-    elif t == "player_died":
-        if state.aux_police == e.seat:
-            state.aux_police = None  # R96
-        player = state.players[e.seat]
-        player.alive = False
-        player.death_phase = e.phase
-        state.deaths.append(Death(e.seat, e.cause, tuple(e.causes), e.phase, e.batch))
-    elif t == "role_revealed":
-        state.players[e.seat].revealed = True
-    elif t == "idiot_revealed":
-        state.players[e.seat].idiot_revealed = True
-        state.players[e.seat].revealed = True
-    elif t == "sheriff_elected":
-        if e.seat is not None:
-            state.sheriff = e.seat
-            state.badge = "held"
-    elif t == "badge_moved":
-        state.aux_police = None  # R96: the auxiliary police goes with any change of the badge
-        if e.action == "passed":
-            state.sheriff = e.to_seat
-        else:
-            state.sheriff = None
-            state.badge = "torn" if e.action == "torn" else "lost"
-    elif t == "lovers_linked":
-        state.lovers = tuple(sorted(e.lovers)) if e.lovers else None  # type: ignore[assignment]
-        state.cupid = e.cupid if e.lovers else None
-    elif t == "witness_named":
-        state.witness = e.witness
-    elif t == "hunting_gun_fired":
-        state.hunting_gun_used = True
-    elif t == "brother_kill":
-        state.brother_awakened = True
-    elif t == "fire_wolf_used":
-        state.fire_wolf_used = True
-    elif t == "maid_swapped":
-        if state.card(e.seat) == Role.WITCH:  # R160: a maid who becomes the witch has one original potion
-            state.antidote = False
-            state.poison = False
-            state.original_used = False
-    elif t == "aux_police_appointed":
-        state.aux_police = e.seat
-    elif t == "voters_punished":
-        state.vote_restriction = (e.day, "ban", tuple(e.seats))
-    elif t == "center_cards":
-        state.center = list(e.cards)
-    elif t == "elder_life_lost":
-        state.extra_life_used.add(e.seat)
-    elif t == "skills_lost":
-        state.disabled.update(e.seats)
-    elif t == "scapegoat_ban":
-        state.vote_restriction = (e.day, e.mode, tuple(e.seats))
-    elif t == "game_ended":
-        state.winner = e.winner
-        state.win_reason = e.reason.value
+    match e:
+        case PhaseStarted():
+            state.phase = e.phase
+        case RoleAssigned():
+            state.players[e.seat].card = e.role
+        case GuardProtected():
+            state.guard_last = e.target if e.effective else None
+        case WitchSaved():
+            if e.potion == "original":
+                state.original_used = True
+            else:
+                state.antidote = False
+        case WitchPoisoned():
+            if e.potion == "original":
+                state.original_used = True
+            else:
+                state.poison = False
+        case PlayerDied():
+            if state.aux_police == e.seat:
+                state.aux_police = None  # R96
+            player = state.players[e.seat]
+            player.alive = False
+            player.death_phase = e.phase
+            state.deaths.append(Death(e.seat, e.cause, tuple(e.causes), e.phase, e.batch))
+        case RoleRevealed():
+            state.players[e.seat].revealed = True
+        case IdiotRevealed():
+            state.players[e.seat].idiot_revealed = True
+            state.players[e.seat].revealed = True
+        case SheriffElected():
+            if e.seat is not None:
+                state.sheriff = e.seat
+                state.badge = "held"
+        case BadgeMoved():
+            state.aux_police = None  # R96: the auxiliary police goes with any change of the badge
+            if e.action == "passed":
+                state.sheriff = e.to_seat
+            else:
+                state.sheriff = None
+                state.badge = "torn" if e.action == "torn" else "lost"
+        case LoversLinked():
+            state.lovers = (min(e.lovers), max(e.lovers)) if e.lovers else None
+            state.cupid = e.cupid if e.lovers else None
+        case WitnessNamed():
+            state.witness = e.witness
+        case HuntingGunFired():
+            state.hunting_gun_used = True
+        case BrotherKill():
+            state.brother_awakened = True
+        case FireWolfUsed():
+            state.fire_wolf_used = True
+        case MaidSwapped():
+            if state.card(e.seat) == Role.WITCH:  # R160: a maid who becomes the witch has one original potion
+                state.antidote = False
+                state.poison = False
+                state.original_used = False
+        case AuxPoliceAppointed():
+            state.aux_police = e.seat
+        case VotersPunished():
+            state.vote_restriction = (e.day, "ban", tuple(e.seats))
+        case CenterCards():
+            state.center = list(e.cards)
+        case ElderLifeLost():
+            state.extra_life_used.add(e.seat)
+        case SkillsLost():
+            state.disabled.update(e.seats)
+        case ScapegoatBan():
+            state.vote_restriction = (e.day, e.mode, tuple(e.seats))
+        case GameEnded():
+            state.winner = e.winner
+            state.win_reason = e.reason.value
+        case (Speech() | NightStep() | BallotCast() | WolfKnifeVote() | DeathsAnnounced() | WolfKnife() | SeerResult()
+              | HunterStatus() | SpeechOrder() | WitchTold() | VoteResult() | ExileResult() | SheriffWithdrew()
+              | SheriffCandidates() | PkPlatform() | HunterShot() | SelfDestructed() | Thought() | AnswerRefused()
+              | GameStarted() | WolfTeam() | LoversRecognised() | ThiefCards() | LittleGirlPeeked()
+              | LittleGirlCaught() | LittleGirlKill() | TravelerInfo() | SeersMet() | WildWolfKill() | KingTook()):
+            pass  # _NO_STATE_CHANGE: returned above
+        case _:
+            assert_never(e)

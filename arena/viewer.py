@@ -89,7 +89,7 @@ class EventText:
         if k == "phase_started":
             return self.t("night" if e.phase.startswith("N") else "day", n=e.phase[1:])
         if k == "night_step":
-            return v["step_name"].get(e.step, e.step)
+            return self.n["step_name"][e.step]
         if k == "guard_protected":
             return self.t("guard_protected", seat=self.s(e.seat), target=self.s(e.target))
         if k == "wolf_knife_vote":
@@ -112,7 +112,7 @@ class EventText:
             return ev["hunter_status"].format(seat=self.s(e.seat), status=status)
         if k == "player_died":
             cause = getattr(e.cause, "value", e.cause)
-            return ev["player_died"].format(seat=self.s(e.seat), cause=v["cause"].get(cause, cause))
+            return ev["player_died"].format(seat=self.s(e.seat), cause=self.n["cause"][cause])
         if k == "deaths_announced":
             return self.t("deaths_announced", seats=self.seats(e.seats)) if e.seats else self.t("peaceful_night")
         if k == "role_revealed":
@@ -163,12 +163,8 @@ class EventText:
         if k == "game_ended":
             winner = getattr(e.winner, "value", e.winner)
             return self.t("game_ended", winner=self.n["winner"].get(winner, winner), reason=self.reason(e.reason))
-        # the extended roles' events: the terminal narration words them; else show the fields
-        narrated = self.narrator.line(e)
-        if narrated:
-            return _clean(narrated)
-        fields = e.model_dump(mode="json", exclude={"phase", "visibility", "type"})
-        return f"{k}: " + ", ".join(f"{name}={value}" for name, value in fields.items())
+        # the extended roles' events: the narration's words (it has words for every event)
+        return _clean(self.narrator.text(e))
 
 
 def _read_ordered(path: str | Path) -> tuple[HeaderLine, list[EventLine], list[tuple[DecisionLine, int]],

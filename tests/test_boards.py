@@ -1,4 +1,4 @@
-"""Every board made playable by issue 3, played to the end by random bots over many seeds.
+"""Every shipped board, played to the end by random bots over many seeds.
 
 Each game must terminate with a legal winner, and no private event may reach a seat the rules keep it
 from: the visibility of every event is checked against an oracle written from the rules (RULES.md R4,
@@ -25,12 +25,8 @@ from arena.types import Camp, Role, Winner, is_wolf_card
 QUICK_GAMES = 30
 GAMES = int(os.environ.get("BOARD_GAMES", "200"))
 
-NEW_BOARDS = [
-    "cupid-tucheng-7", "cupid-tucheng-8", "cupid-tucheng-9", "cupid-tucheng-10", "cupid-tucheng-11",
-    "lyingman-s2-11", "cupid-thief-12", "lyingman-s3-cupid-thief-12", "std-12-elder", "test-mixed-12",
-    "advanced-seed003",
-    *[f"classic-millers-{n}" for n in range(8, 19)],
-]
+#: Every shipped board (tests/test_coverage.py checks that every role is dealt on one of them).
+NEW_BOARDS = list(presets())
 
 #: Events anyone may see.
 PUBLIC_TYPES = {
