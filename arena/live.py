@@ -28,7 +28,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from arena.events import Event
+from arena.events import (BadgeMoved, BallotCast, DeathsAnnounced, Event, GameEnded, GuardProtected, HunterShot,
+                          IdiotRevealed, PhaseStarted, PlayerDied, RoleAssigned, RoleRevealed, SeerResult,
+                          SelfDestructed, SheriffElected, Speech, VoteResult, WitchPoisoned, WitchSaved, WolfKnife,
+                          WolfKnifeVote, WolfTeam)
 from arena.narration import Narrator
 from arena.types import is_wolf_card
 from arena.untrusted import one_line, printable
@@ -88,60 +91,59 @@ class TableState:
     reason: str = ""
 
     def apply(self, e: Event) -> None:
-        t = e.type
         self.speaker = None
-        if t == "phase_started":
+        if isinstance(e, PhaseStarted):
             self.phase = e.phase
             self.marks = {}
             self.vote = None
             self.speech = None
-        elif t in ("role_assigned", "role_revealed"):
+        elif isinstance(e, (RoleAssigned, RoleRevealed)):
             self.roles[e.seat] = e.role.value
-        elif t == "idiot_revealed":
+        elif isinstance(e, IdiotRevealed):
             self.roles[e.seat] = "idiot"
-        elif t == "wolf_team":
+        elif isinstance(e, WolfTeam):
             for w in e.wolves:
                 self.known.setdefault(w, "wolf_mate")
-        elif t == "seer_result":
+        elif isinstance(e, SeerResult):
             self.known[e.target] = "known_wolf" if e.result == "wolf" else "known_good"
             self._mark(e.target, "eye-wolf" if e.result == "wolf" else "eye-good")
-        elif t == "guard_protected":
+        elif isinstance(e, GuardProtected):
             self._mark(e.target, "shield")
-        elif t == "wolf_knife":
+        elif isinstance(e, WolfKnife):
             self._mark(e.target, "knife")
-        elif t == "witch_saved":
+        elif isinstance(e, WitchSaved):
             self._mark(e.target, "antidote")
-        elif t == "witch_poisoned":
+        elif isinstance(e, WitchPoisoned):
             self._mark(e.target, "poison")
-        elif t == "player_died":
+        elif isinstance(e, PlayerDied):
             self._mark(e.seat, "death")
-        elif t == "hunter_shot":
+        elif isinstance(e, HunterShot):
             self._mark(e.target, "gun")
-        elif t == "self_destructed":
+        elif isinstance(e, SelfDestructed):
             self._mark(e.seat, "bomb")
-        elif t == "deaths_announced":
+        elif isinstance(e, DeathsAnnounced):
             self.dead.update(e.seats)
-        elif t == "sheriff_elected":
+        elif isinstance(e, SheriffElected):
             self.sheriff = e.seat
-        elif t == "badge_moved":
+        elif isinstance(e, BadgeMoved):
             self.sheriff = e.to_seat if e.action == "passed" else None
-        elif t in ("ballot_cast", "wolf_knife_vote"):
-            ballot = "knife" if t == "wolf_knife_vote" else e.ballot
+        elif isinstance(e, (BallotCast, WolfKnifeVote)):
+            ballot = "knife" if isinstance(e, WolfKnifeVote) else e.ballot
             key = (e.phase, ballot, getattr(e, "round", 1))
             if self.vote is None or self.vote["key"] != key:
                 self.vote = {"key": key, "ballot": ballot, "ballots": {}, "tally": None}
-            voter = e.seat if t == "wolf_knife_vote" else e.voter
+            voter = e.seat if isinstance(e, WolfKnifeVote) else e.voter
             self.vote["ballots"][voter] = e.target
-        elif t == "vote_result":
+        elif isinstance(e, VoteResult):
             key = (e.phase, e.ballot, e.round)
             if self.vote is None or self.vote["key"] != key:
                 self.vote = {"key": key, "ballot": e.ballot, "ballots": {}, "tally": None}
             self.vote["tally"] = {int(k): v for k, v in e.tally.items()}
-        elif t == "speech":
+        elif isinstance(e, Speech):
             self.speaker = e.seat
             self.speech = (e.seat, e.kind, one_line(e.text))
             self.vote = None
-        elif t == "game_ended":
+        elif isinstance(e, GameEnded):
             self.winner = e.winner.value
             self.reason = e.reason
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from arena.events import Event
+from arena.events import (BadgeMoved, BallotCast, DeathsAnnounced, Event, IdiotRevealed, PhaseStarted, RoleAssigned,
+                          RoleRevealed, SeerResult, SheriffElected, Speech, WolfTeam)
 
 
 def visible_events(log: Iterable[Event], seat: int) -> list[Event]:
@@ -72,28 +73,30 @@ class SeatView:
         return view
 
     def apply(self, e: Event) -> None:
-        t = e.type
-        if t == "phase_started":
-            self.phase = e.phase
-        elif t == "role_assigned" and e.seat == self.seat:
-            self.role = e.role.value
-        elif t == "wolf_team":
-            self.wolves = list(e.wolves)
-        elif t == "deaths_announced":
-            for s in e.seats:
-                self.alive.discard(s)
-                self.dead.append(s)
-        elif t == "sheriff_elected":
-            self.sheriff = e.seat
-        elif t == "badge_moved":
-            self.sheriff = e.to_seat if e.action == "passed" else None
-        elif t == "seer_result":
-            self.seer_results[e.target] = e.result
-        elif t == "role_revealed":
-            self.revealed[e.seat] = e.role.value
-        elif t == "idiot_revealed":
-            self.idiot_revealed.add(e.seat)
-        elif t == "speech":
-            self.speeches.append((e.phase, e.seat, e.kind, e.text))
-        elif t == "ballot_cast":
-            self.ballots.append((e.phase, e.ballot, e.voter, e.target))
+        match e:
+            case PhaseStarted():
+                self.phase = e.phase
+            case RoleAssigned() if e.seat == self.seat:
+                self.role = e.role.value
+            case WolfTeam():
+                self.wolves = list(e.wolves)
+            case DeathsAnnounced():
+                for s in e.seats:
+                    self.alive.discard(s)
+                    self.dead.append(s)
+            case SheriffElected():
+                self.sheriff = e.seat
+            case BadgeMoved():
+                self.sheriff = e.to_seat if e.action == "passed" else None
+            case SeerResult():
+                self.seer_results[e.target] = e.result
+            case RoleRevealed():
+                self.revealed[e.seat] = e.role.value
+            case IdiotRevealed():
+                self.idiot_revealed.add(e.seat)
+            case Speech():
+                self.speeches.append((e.phase, e.seat, e.kind, e.text))
+            case BallotCast():
+                self.ballots.append((e.phase, e.ballot, e.voter, e.target))
+            case _:
+                pass  # other events add nothing a seat's summary keeps
