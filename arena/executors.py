@@ -82,6 +82,16 @@ class GameJob:
     limits_json: str | None = None
 
 
+@dataclass(frozen=True)
+class ExecutorChoice:
+    """An executor by name (``async``, ``process``, ``ray``), with a Ray cluster's address and the
+    CPUs each game takes there; :func:`arena.tournament.make_executor` builds it for a run."""
+
+    name: str = "async"
+    ray_address: str | None = None
+    ray_task_cpus: float = 1.0
+
+
 class Executor(Protocol):
     """Plays scheduled games; ``slots`` is how many it runs well at once (the driver's default)."""
 

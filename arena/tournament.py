@@ -54,6 +54,7 @@ from arena.durable import FolderBusy, FolderLock, cut_torn_tail, write_atomic
 from arena.executors import (
     AsyncExecutor,
     Executor,
+    ExecutorChoice,
     GameJob,
     GameOutcome,
     ProcessExecutor,
@@ -517,18 +518,17 @@ async def run_tournament(
     resume: bool = False,
     shard: tuple[int, int] | None = None,
     concurrency: int | None = None,
-    executor: Literal["async", "process", "ray"] | Executor = "async",
+    executor: Literal["async", "process", "ray"] | ExecutorChoice | Executor = "async",
     factory_path: str = DEFAULT_FACTORY,
     on_progress: Callable[[Progress], None] | None = None,
-    ray_address: str | None = None,
-    ray_task_cpus: float = 1.0,
     watch: str | None = None,
     on_watch_event: Callable[[Any], None] | None = None,
 ) -> TournamentResult:
     """Play every unfinished game of (this shard of) the schedule.
 
     ``executor``: ``async`` (coroutines in this process), ``process`` (a worker process per concurrent
-    game) or ``ray`` (a Ray task per game on ``ray_address``, see :mod:`arena.ray_executor`), or any
+    game) or ``ray`` (a Ray task per game, see :mod:`arena.ray_executor`), by name or as an
+    :class:`arena.executors.ExecutorChoice` (a Ray cluster's address and CPUs per game), or any
     :class:`arena.executors.Executor` (closed when the run ends).
     ``watch``: the id of one game to play first, in this process, handing each of its events to
     ``on_watch_event`` (a live view) while the other games run on the executor as usual.
@@ -546,11 +546,11 @@ async def run_tournament(
     runner: Executor | None = None
     try:
         job = GameJob(out=out, factory_path=factory_path, lang=cfg.lang)
-        if isinstance(executor, str):
-            runner = make_executor(executor, job, concurrency or cfg.concurrency, accounts=dict(cfg.rate_limits),
-                                   ray_address=ray_address, ray_task_cpus=ray_task_cpus)
+        if isinstance(executor, (str, ExecutorChoice)):
+            choice = executor if isinstance(executor, ExecutorChoice) else ExecutorChoice(executor)
+            runner = make_executor(choice, job, concurrency or cfg.concurrency, accounts=dict(cfg.rate_limits))
             # A cluster is sized by its CPUs, not by the config's one-machine concurrency.
-            slots = concurrency or (max(cfg.concurrency, runner.slots()) if executor == "ray" else cfg.concurrency)
+            slots = concurrency or (max(cfg.concurrency, runner.slots()) if choice.name == "ray" else cfg.concurrency)
         else:
             runner, slots = executor, concurrency or executor.slots()
         watched = Watch(watch, on_watch_event or (lambda event: None), job) if watch is not None else None
@@ -734,12 +734,12 @@ async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[Scheduled
                             abandoned=abandoned, flagged=flagged, stopped=stopped[0] if stopped else None)
 
 
-def make_executor(name: str, job: GameJob, slots: int, *, accounts: dict[str, RateLimit],
-                  ray_address: str | None = None, ray_task_cpus: float = 1.0) -> Executor:
-    """The executor called ``name``, joined to the run's shared rate limits: one process's buckets
-    (async), a file-locked bucket in the output folder (process pool), one Ray actor (ray)."""
+def make_executor(choice: ExecutorChoice, job: GameJob, slots: int, *, accounts: dict[str, RateLimit]) -> Executor:
+    """The chosen executor, joined to the run's shared rate limits: one process's buckets (async), a
+    file-locked bucket in the output folder (process pool), one Ray actor (ray)."""
     from dataclasses import replace
 
+    name = choice.name
     if name == "async":
         return AsyncExecutor(replace(job, limits_json=limits_for(accounts, "local")), slots)
     if name == "process":
@@ -748,7 +748,7 @@ def make_executor(name: str, job: GameJob, slots: int, *, accounts: dict[str, Ra
     if name == "ray":
         from arena.ray_executor import RayExecutor  # lazily: Ray is an optional extra
 
-        return RayExecutor(job, ray_address, task_cpus=ray_task_cpus, accounts=accounts)
+        return RayExecutor(job, choice.ray_address, task_cpus=choice.ray_task_cpus, accounts=accounts)
     raise TournamentError(f"unknown executor {name!r}; choose async, process or ray")
 
 

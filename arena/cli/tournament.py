@@ -55,6 +55,7 @@ def tournament_command(
     from rich.live import Live
     from rich.table import Table
 
+    from arena.executors import ExecutorChoice
     from arena.tournament import build_schedule, find_game, load_config, parse_shard, run_tournament, shard_of
 
     cfg = load_config(config)
@@ -73,8 +74,8 @@ def tournament_command(
         return t
 
     async def go():  # type: ignore[no-untyped-def]
-        kwargs = dict(out=out, resume=resume, shard=shard_t, concurrency=concurrency, executor=executor.value,
-                      ray_address=ray_address, ray_task_cpus=ray_cpus)
+        kwargs = dict(out=out, resume=resume, shard=shard_t, concurrency=concurrency,
+                      executor=ExecutorChoice(executor.value, ray_address=ray_address, ray_task_cpus=ray_cpus))
         if not progress:
             with watching(console, watched, cfg.lang) as on_watch_event:
                 return await run_tournament(cfg, watch=watch, on_watch_event=on_watch_event, **kwargs)
