@@ -50,6 +50,7 @@
   function send(value) {
     if (!state.ask || !state.ws || state.ws.readyState !== 1) return;
     state.sending = true;
+    state.message = null;
     state.ws.send(JSON.stringify({ type: "answer", rid: state.ask.rid, value: value }));
     renderAsk();
   }
@@ -65,7 +66,9 @@
         break;
       case "events": receive(msg.events); break;
       case "ask":
-        state.ask = msg; state.sending = false; state.message = null;
+        // a refusal belonged to the last question; a "time is up" notice stays until the player acts
+        state.ask = msg; state.sending = false;
+        if (state.message && state.message[2]) state.message = null;
         state.deadline = msg.remaining === null ? null : performance.now() + msg.remaining * 1000;
         renderAsk();
         break;
