@@ -31,6 +31,7 @@ class Role(StrEnum):
     LITTLE_WOLF_BROTHER = "little_wolf_brother"
     WILD_WOLF = "wild_wolf"
     FIRE_WOLF = "fire_wolf"
+    HERMIT = "hermit"  # a test-only role: shows what adding a role takes (arena/rules/hermit.py)
 
 
 WOLF_CARDS = frozenset(

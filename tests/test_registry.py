@@ -4,6 +4,7 @@ specs, and the derivation gives what the rulebook says (R18-R23 night orders, R5
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 import typing
 
 import pytest
@@ -12,6 +13,9 @@ from arena.config import Switches
 from arena.rules.registry import NightStepSpec, RoleSpec, build, registry
 from arena.state import GameState
 from arena.types import WOLF_CARDS, Camp, Role
+
+if TYPE_CHECKING:
+    from arena.engine import Game
 
 
 def test_every_card_of_the_vocabulary_has_a_role_module() -> None:
@@ -82,3 +86,25 @@ def test_clashing_declarations_are_refused_with_the_names() -> None:
     c = RoleSpec(role=Role.GUARD, camp=Camp.VILLAGE, steps=(step("seer", 40),))
     with pytest.raises(RuntimeError, match="night step 'seer' is declared twice"):
         build({Role.SEER: a, Role.GUARD: c})
+
+
+def _play_knifing(preset: str, deal: list[str], victim: int, nights: int) -> "Game":
+    from arena.engine import Game, GameSetup
+
+    game = Game(GameSetup(preset=preset, seed=0, deal=deal))
+    while not game.over and game.state.phase != f"D{nights}":
+        answers = {}
+        for r in game.pending():
+            answers[r.id] = victim if r.kind == "wolf_kill" else (False if r.kind == "witch_save" else r.default)
+        game.submit(answers)
+    return game
+
+
+def test_the_test_only_hermit_survives_the_first_nights_knife_only() -> None:
+    """The role added to show what adding a role takes (arena/rules/hermit.py, test-hermit-9): a wolf
+    attack on N1 is void, the N2 one kills him."""
+    deal = ["hunter", "witch", "seer", "werewolf", "werewolf", "werewolf", "villager", "villager", "hermit"]
+    first = _play_knifing("test-hermit-9", deal, victim=9, nights=1)
+    assert first.state.is_alive(9) and not first.state.deaths
+    second = _play_knifing("test-hermit-9", deal, victim=9, nights=2)
+    assert not second.state.is_alive(9) and second.state.deaths[0].phase == "N2"
