@@ -33,7 +33,7 @@ from arena.events import (
     only,
     REFEREE,
 )
-from arena.flow import DayEnds, Flow, GameOver, SetupError
+from arena.flow import DayEnds, Flow, FlowState, GameOver, SetupError
 from arena.state import GameState, Player, apply_event
 from arena.types import Role, Winner, WinReason, is_wolf_card, phase_name
 
@@ -101,15 +101,7 @@ class Game:
         self._next_request_id = 1
         self._rngs: dict[str, random.Random] = {}
         self._pending: list[DecisionRequest] = []
-        # Bookkeeping of the flow that is not game state (no player could observe it).
-        self.batch_counter = 0
-        self.pending_result: tuple[Winner, WinReason] | None = None
-        self.day_silenced = False
-        self.last_words_pool = 0
-        self.election_self_destructs = 0
-        self.election_due = False
-        self.phases_without_death = 0
-        self.day_ended_early = False
+        self.flow = FlowState()  # bookkeeping of the flow that is not game state
         self.state = self._deal()
         self.listeners: list[Callable[[Event], None]] = []
         self._flow = self._run()

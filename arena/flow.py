@@ -4,10 +4,12 @@ written as, and the exceptions that unwind it. Rules import these from here, nev
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generator
 
 if TYPE_CHECKING:
     from arena.actions import DecisionRequest
+    from arena.types import Winner, WinReason
 
 #: A rule step: yields batches of requests, receives their checked values in the same order.
 Flow = Generator[list["DecisionRequest"], list[Any], Any]
@@ -23,3 +25,19 @@ class GameOver(Exception):
 
 class DayEnds(Exception):
     """Raised inside a day when a self-destruct ends it at once (R68)."""
+
+
+@dataclass
+class FlowState:
+    """The referee's bookkeeping of the flow, which is not game state (no player could observe it and a
+    replay of the log does not need it). One typed record, ``Game.flow``, instead of loose attributes."""
+
+    batch_counter: int = 0  # every batch of deaths takes a number, empty night batches too (R39)
+    pending_result: "tuple[Winner, WinReason] | None" = None  # a batch's result, announced once its deaths are (R42)
+    last_words_pool: int = 0  # wolf_pool_* last words left (R73, OQ24)
+    election_due: bool = False  # the sheriff election is still to be held (R49, R69)
+    election_self_destructs: int = 0  # self-destructs during elections (R69 postpone_third_loses)
+    day_silenced: bool = False  # a self-destruct took today's last words (R68)
+    day_ended_early: bool = False  # a self-destruct at dawn ended the day (R68)
+    phases_without_death: int = 0  # for the draw rules (R102, R103)
+    aux_police_asked: "tuple[str, int] | None" = None  # (phase, sheriff) already asked to appoint (R95)

@@ -28,9 +28,9 @@ def appoint(game: "Game") -> "Flow":
     sheriff = state.sheriff
     if not game.sw.aux_police or sheriff is None or not state.is_alive(sheriff):
         return
-    if getattr(game, "aux_asked", None) == (state.phase, sheriff):
+    if game.flow.aux_police_asked == (state.phase, sheriff):
         return  # already asked this phase (the badge came to him at this very dawn)
-    game.aux_asked = (state.phase, sheriff)  # type: ignore[attr-defined]
+    game.flow.aux_police_asked = (state.phase, sheriff)
     options = tuple(s for s in state.alive_seats() if s != sheriff)
     choice = yield from game.ask(sheriff, Kind.AUX_POLICE_APPOINT, ChooseSeat(options=options), None,
                                  context={"current": state.aux_police})

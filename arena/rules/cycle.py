@@ -18,8 +18,8 @@ MAX_DAYS = 60  # far beyond any real game; the draw rules end stalled games long
 
 
 def play(game: "Game") -> "Flow":
-    game.last_words_pool = deaths.initial_pool(game)
-    game.election_due = game.sw.sheriff and game.sw.sheriff_election_time == "before_d1_announcement"
+    game.flow.last_words_pool = deaths.initial_pool(game)
+    game.flow.election_due = game.sw.sheriff and game.sw.sheriff_election_time == "before_d1_announcement"
     for k in range(1, MAX_DAYS + 1):
         if k > 1:
             game.emit(PhaseStarted(phase=phase_name(True, k)))
@@ -34,10 +34,10 @@ def play(game: "Game") -> "Flow":
 
 def check_draw(game: "Game", had_death: bool) -> None:
     """R102 (a night and the adjacent day without anyone going out) and the engine's safety R103."""
-    game.phases_without_death = 0 if had_death else game.phases_without_death + 1
-    if game.sw.draw_rule == "no_elimination_night_and_day" and game.phases_without_death >= 2:
+    game.flow.phases_without_death = 0 if had_death else game.flow.phases_without_death + 1
+    if game.sw.draw_rule == "no_elimination_night_and_day" and game.flow.phases_without_death >= 2:
         game.end(Winner.DRAW, WinReason.NO_ELIMINATION_NIGHT_AND_DAY)
-    if game.phases_without_death >= 6:
+    if game.flow.phases_without_death >= 6:
         game.end(Winner.DRAW, WinReason.SIX_PHASES_WITHOUT_DEATH)
 
 
@@ -52,9 +52,9 @@ def dawn(game: "Game", night: "night_rules.Night") -> "Flow":
     departed += deaths.process_batch(game, batch_p, night.phase)
     ordered = deaths.announcement_order(game, departed)
     deaths.finish_if_won(game, announce=[d.seat for d in ordered], death_phase=night.phase)
-    game.day_silenced = False
+    game.flow.day_silenced = False
     ended_early = False
-    if game.election_due and game.state.badge == "unused":
+    if game.flow.election_due and game.state.badge == "unused":
         ended_early = yield from run_election(game, night.election_participants)
     deaths.announce_deaths(game, [d.seat for d in ordered], night.phase)
     chain = deaths.Chain(departed=list(ordered), night_count=len(ordered))
@@ -63,12 +63,12 @@ def dawn(game: "Game", night: "night_rules.Night") -> "Flow":
         yield from aux_police.appoint(game)  # R15 step 5, R95 (003): the sheriff appoints at daybreak
     except DayEnds:
         ended_early = True
-    game.day_ended_early = ended_early
+    game.flow.day_ended_early = ended_early
 
 
 def run_election(game: "Game", participants: list[int]) -> "Flow":
     """Hold the election; True if a self-destruct ended the day (R69)."""
-    game.election_due = False
+    game.flow.election_due = False
     try:
         yield from sheriff.election(game, participants)
     except DayEnds:
@@ -78,7 +78,7 @@ def run_election(game: "Game", participants: list[int]) -> "Flow":
 
 
 def day(game: "Game", k: int) -> "Flow":
-    if game.day_ended_early:
+    if game.flow.day_ended_early:
         return
     try:
         yield from day_programme(game, k)

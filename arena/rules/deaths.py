@@ -51,7 +51,7 @@ class Chain:
 def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> list[Departed]:
     """Kill a batch (R39-R42): lover chain, referee records, win check. Raises GameOver on a result."""
     if not hits:  # a night's empty batch still takes its number (batch numbers count every batch)
-        game.batch_counter += 1
+        game.flow.batch_counter += 1
         return []
     state = game.state
     roles = registry()
@@ -78,7 +78,7 @@ def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> li
             if partner is not None and state.is_alive(partner) and partner not in causes:
                 if not survives(partner, [Cause.LOVER]):
                     causes[partner] = [Cause.LOVER]
-    game.batch_counter += 1
+    game.flow.batch_counter += 1
     if not causes:
         return []
     # Taken before anyone in the batch dies (R99); nothing above changes a card or who is alive.
@@ -87,11 +87,11 @@ def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> li
     for seat in sorted(causes):
         cs = tuple(causes[seat])
         game.emit(PlayerDied(phase=phase, visibility=REFEREE, seat=seat, cause=primary_cause(cs), causes=list(cs),
-                             batch=game.batch_counter))
+                             batch=game.flow.batch_counter))
         departed.append(Departed(seat=seat, phase=phase, causes=cs))
     result = check_winner(state, before)
     if result is not None:
-        game.pending_result = result
+        game.flow.pending_result = result
     return departed
 
 
@@ -105,7 +105,7 @@ def announce_deaths(game: "Game", seats: list[int], death_phase: str) -> None:
 
 def finish_if_won(game: "Game", announce: list[int] | None = None, death_phase: str | None = None) -> None:
     """End the game if the last batch produced a result, announcing the deaths first."""
-    result = game.pending_result
+    result = game.flow.pending_result
     if result is None:
         return
     if announce:
@@ -212,9 +212,9 @@ def assign_last_words(game: "Game", chain: Chain, *, silenced: bool = False) -> 
         if d.speaks is not None:
             continue
         if pooled:
-            has_unit = game.last_words_pool > 0
+            has_unit = game.flow.last_words_pool > 0
             if has_unit:
-                game.last_words_pool -= 1
+                game.flow.last_words_pool -= 1
             speaks = has_unit
             if sw.last_words == "wolf_pool_kill_exile":
                 speaks = has_unit and bool({Cause.WOLF, Cause.EXILE} & set(d.causes))
@@ -248,7 +248,7 @@ def consequences(game: "Game", chain: Chain, *, silenced: bool = False) -> "Flow
     """Death skills -> badge -> last words for a chain (R43-R45, OQ11-OQ12)."""
     yield from death_skills(game, chain)
     yield from badge_step(game, chain)
-    assign_last_words(game, chain, silenced=silenced or game.day_silenced)
+    assign_last_words(game, chain, silenced=silenced or game.flow.day_silenced)
     yield from last_words_step(game, chain)
 
 

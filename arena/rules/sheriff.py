@@ -31,7 +31,7 @@ def _withdrawals(game: "Game", candidates: list[int]) -> "Flow":
 
 def _no_sheriff(game: "Game", reason: str, *, retry: bool = False) -> None:
     game.emit(SheriffElected(phase=game.state.phase, seat=None, reason=reason))
-    game.election_due = retry
+    game.flow.election_due = retry
 
 
 def election(game: "Game", participants: list[int]) -> "Flow":
@@ -107,10 +107,10 @@ def election_after_discussion(game: "Game") -> "Flow":
 
 def self_destruct_in_election(game: "Game") -> None:
     """R59 ``election_self_destruct``: the badge is lost, or the election postponed (third time: lost)."""
-    if game.sw.election_self_destruct == "postpone_third_loses" and game.election_self_destructs < 3:
-        game.election_due = True
+    if game.sw.election_self_destruct == "postpone_third_loses" and game.flow.election_self_destructs < 3:
+        game.flow.election_due = True
         return
-    game.election_due = False
+    game.flow.election_due = False
     game.emit(BadgeMoved(phase=game.state.phase, action="lost", from_seat=None, to_seat=None))
 
 

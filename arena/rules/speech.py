@@ -144,7 +144,7 @@ def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
     yield from deaths.death_skills(game, chain)
     yield from deaths.badge_step(game, chain)
     if game.sw.self_destruct_silences_day:
-        game.day_silenced = True
+        game.flow.day_silenced = True
     # R68, R76: all speaking stops at once; nobody but the wolf speaks, not even a lover who dies with it.
     deaths.assign_last_words(game, chain, silenced=True)
     for d in chain.departed:  # only the wolf's own last words (pointing the knife)
@@ -152,7 +152,7 @@ def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
             text = yield from game.ask(d.seat, Kind.LAST_WORDS, speak_legal(game, d.seat), "pass")
             game.emit(Speech(phase=state.phase, seat=d.seat, kind="last_words", text=text))
     if election:
-        game.election_self_destructs += 1
+        game.flow.election_self_destructs += 1
     raise DayEnds(seat)
 
 

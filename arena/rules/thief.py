@@ -66,7 +66,7 @@ def night_step(game: "Game", night: "Night") -> "Flow":
     # The last-words pool counts the wolf cards held after the pick (OQ24).
     from arena.rules.deaths import initial_pool
 
-    game.last_words_pool = initial_pool(game)
+    game.flow.last_words_pool = initial_pool(game)
 
 
 SPEC = RoleSpec(
