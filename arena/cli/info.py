@@ -14,7 +14,7 @@ rules_app = typer.Typer(help="Inspect a board's rules.", no_args_is_help=True)
 
 @friendly
 def presets_command() -> None:
-    """List the board presets (RULES.md §5) and whether the referee plays them yet."""
+    """List the board presets (docs/rules.md §5) and whether the referee plays them yet."""
     from arena.config import parametric_boards, presets
     from arena.rules.setup import supported_roles
 
