@@ -200,11 +200,12 @@ class RayBuckets:
     def __init__(self, name: str):
         import ray
 
-        self._actor = ray.get_actor(name)
-        self._ray = ray
+        self._actor: Any = ray.get_actor(name)
+        self._ray: Any = ray
 
     def take(self, account: str, limit: RateLimit, tokens: float) -> float:
-        return self._ray.get(self._actor.take.remote(account, limit.model_dump(), tokens))
+        wait: float = self._ray.get(self._actor.take.remote(account, limit.model_dump(), tokens))
+        return wait
 
     def settle(self, account: str, limit: RateLimit, tokens: float) -> None:
         self._actor.settle.remote(account, limit.model_dump(), tokens)  # fire and forget

@@ -73,7 +73,7 @@ class RayExecutor:
         self.task_cpus = task_cpus
         # Retries cover a lost worker or node only (not a game's own exception); a game is deterministic
         # and only the driver writes, so a retried game cannot be stored twice or differently.
-        self._remote = ray.remote(num_cpus=task_cpus, max_retries=3)(play_to_text)
+        self._remote: Any = ray.remote(num_cpus=task_cpus, max_retries=3)(play_to_text)
         self._limiter = None
         self.limits_json = None
         self.limited_calls: int | None = None  # calls the limiter actor let through (known after close)

@@ -198,7 +198,7 @@ def _status_error(exc: Any) -> ProviderError:
     if status is not None and status < 400:
         # An ``error`` event inside a stream (say overloaded mid-reply): the HTTP status was 200.
         err = body.get("error") if isinstance(body, dict) else None
-        kind = RETRYABLE_STREAM_ERRORS.get(err.get("type") if isinstance(err, dict) else "")
+        kind = RETRYABLE_STREAM_ERRORS.get(str(err.get("type")) if isinstance(err, dict) else "")
         return ProviderError(f"error in the stream: {message}", retryable=kind is not None,
                              kind=kind or "server", retry_after=retry_after)
     kind = ("rate_limit" if status == 429 else "overloaded" if status == 529
