@@ -144,6 +144,7 @@ def test_an_unreachable_cluster_fails_fast() -> None:
     _check_reachable("auto")  # left to Ray's own lookup
 
 
+@pytest.mark.slow  # starts a local Ray cluster: half a minute on a busy machine
 def test_games_on_ray_share_one_limiter_actor(ray_session: object, tmp_path: Path) -> None:
     """Every provider call of every Ray task takes its turn from the one limiter actor of the run."""
     from arena.executors import GameJob
