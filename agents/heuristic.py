@@ -472,6 +472,9 @@ class HeuristicBot(SyncAgent):
         handler = {
             Kind.GUARD: self._guard,
             Kind.WOLF_KILL: self._wolf_kill,
+            Kind.WOLF_PROPOSE: self._wolf_kill,
+            Kind.WOLF_VETO: self._wolf_veto,
+            Kind.WOLF_MESSAGE: lambda r: "pass",  # its proposal says it all
             Kind.WITCH_SAVE: self._witch_save,
             Kind.WITCH_POISON: self._witch_poison,
             Kind.SEER_CHECK: self._seer_check,
@@ -1029,8 +1032,32 @@ class HeuristicBot(SyncAgent):
             return target if target in options else None
         target = self.team_knife(m.day, holders or None)
         if target in self.friends():
-            return None  # never the partner or the camp: the consensus fails and nobody dies
+            target = None  # never the partner or the camp: the consensus fails and nobody dies
+        followed = self._teammates_agreed_target(req, options)
+        if followed is not None and followed != target:
+            # R24: a split knife is an empty knife; the teammates' common choice beats our own
+            # unless ours is the seat the village trusts as its seer (no better target than that).
+            trusted, _ = self.seer_status(private=False)
+            if target is None or target != trusted:
+                return followed
         return target if target in options else None
+
+    def _teammates_agreed_target(self, req: DecisionRequest, options: Iterable[Any]) -> int | None:
+        """The one seat every teammate who proposed in the conferral names, when it is a legal knife
+        that is not one of ours; else None."""
+        named = {t for s, t in (req.context.get("proposals") or []) if s != self.seat}
+        if len(named) != 1:
+            return None
+        target = next(iter(named))
+        team = {s for s in req.context.get("wolves") or [] if isinstance(s, int)}
+        if target is None or target not in options or target in self.friends() | team | {self.seat}:
+            return None
+        return target
+
+    def _wolf_veto(self, req: DecisionRequest) -> int | None:
+        """004 §C: object only to a teammate's proposal that names one of ours."""
+        friends = self.friends() | {self.seat} | {s for s in req.context.get("wolves") or [] if isinstance(s, int)}
+        return next((o for o in self._options(req) if o in friends), None)
 
     def lovers_knife_target(self) -> int | None:
         """The lovers camp's knife, computed alike by every member from facts they all share (public

@@ -32,7 +32,7 @@ from arena.untrusted import printable
 
 _NO_FORCED = object()
 #: Private events the terminal narration has no line for, worded by the replay page's templates.
-SPELLED_OUT = frozenset({"wolf_knife_vote", "witch_told", "hunter_status"})
+SPELLED_OUT = frozenset({"wolf_knife_vote", "wolf_proposal", "wolf_veto", "wolf_team_message", "witch_told", "hunter_status"})
 #: Speeches a seat may simply let go (R138's interjections and replies, asked after every day speech):
 #: an empty line means "pass" there instead of an error.
 OPTIONAL_SPEECHES = frozenset({"idiot_interject", "interjection_reply"})

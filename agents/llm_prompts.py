@@ -42,7 +42,7 @@ from arena.events import (AnswerRefused, AuxPoliceAppointed, BadgeMoved, BallotC
                           ScapegoatBan, SeerResult, SeersMet, SelfDestructed, SheriffCandidates, SheriffElected,
                           SheriffWithdrew, SkillsLost, Speech, SpeechOrder, ThiefCards, Thought, TravelerInfo,
                           VoteResult, VotersPunished, WildWolfKill, WitchPoisoned, WitchSaved, WitchTold, WitnessNamed,
-                          WolfKnife, WolfKnifeVote, WolfTeam)
+                          WolfKnife, WolfKnifeVote, WolfProposal, WolfTeam, WolfTeamMessage, WolfVeto)
 from arena.observation import Observation, SeatView
 from arena.resources import data_dir
 from arena.untrusted import one_line
@@ -113,7 +113,12 @@ class EventRenderer:
 
     def seats(self, seats: Iterable[int]) -> str:
         seats = list(seats)
-        return ", ".join(self.s(x) for x in seats) if seats else self.t["none_seats"]
+        return self.sep.join(self.s(x) for x in seats) if seats else self.t["none_seats"]
+
+    @property
+    def sep(self) -> str:
+        """The list separator of the language ("、" in Chinese)."""
+        return str(self.t.get("list_sep", ", "))
 
     def role(self, role: Any) -> str:
         value = getattr(role, "value", role)
@@ -174,10 +179,10 @@ class EventRenderer:
             if b.weight != 1:
                 voter += fmt(ev["ballots_weight"], weight=f"{b.weight:g}")
             groups.setdefault(b.target, []).append(voter)
-        parts = [fmt(ev["ballots_group"], voters=", ".join(v), target=self.s(t))
+        parts = [fmt(ev["ballots_group"], voters=self.sep.join(v), target=self.s(t))
                  for t, v in sorted(((t, v) for t, v in groups.items() if t is not None), key=lambda tv: tv[0])]
         if None in groups:
-            parts.append(fmt(ev["ballots_abstain"], voters=", ".join(groups[None])))
+            parts.append(fmt(ev["ballots_abstain"], voters=self.sep.join(groups[None])))
         name = self.t.get("ballot_names", {}).get(ballots[0].ballot, ballots[0].ballot)
         return f"{self.b.mark} " + fmt(ev["ballots"], ballot=name, groups=ev.get("ballots_sep", "; ").join(parts))
 
@@ -235,7 +240,7 @@ class EventRenderer:
             case RoleAssigned():
                 return fmt(ev["role_assigned"], role=self.role(e.role)) if e.seat == self.seat else None
             case CenterCards():
-                return fmt(ev["center_cards"], cards=", ".join(self.role(c) for c in e.cards))
+                return fmt(ev["center_cards"], cards=self.sep.join(self.role(c) for c in e.cards))
             case WolfTeam():
                 return fmt(ev["wolf_team"], wolves=seats(e.wolves))
             case GuardProtected():
@@ -245,6 +250,12 @@ class EventRenderer:
                 return fmt(ev["wolf_knife_vote"], seat=s(e.seat), target=s(e.target))
             case WolfKnife():
                 return fmt(ev["wolf_knife"], target=s(e.target)) if e.target is not None else ev["wolf_knife_empty"]
+            case WolfProposal():
+                return fmt(ev["wolf_proposal"], seat=s(e.seat), target=s(e.target), round=e.round)
+            case WolfVeto():
+                return fmt(ev["wolf_veto"], seat=s(e.seat), target=s(e.target))
+            case WolfTeamMessage():
+                return fmt(ev["wolf_team_message"], seat=s(e.seat), text=quote_speech(e.text, self.b.mark))
             case WitchTold():
                 return fmt(ev["witch_told"], victim=s(e.victim)) if e.victim is not None else ev["witch_told_none"]
             case WitchSaved() | WitchPoisoned():
@@ -272,7 +283,9 @@ class EventRenderer:
                 name = self.t.get("ballot_names", {}).get(e.ballot, e.ballot)
                 if not e.tally:
                     return fmt(ev["vote_result_empty"], ballot=name)
-                tally = ", ".join(f"{s(int(k))}: {v:g}" for k, v in sorted(e.tally.items(), key=lambda kv: int(kv[0])))
+                item = self.t.get("tally_item", "{seat}: {votes}")
+                tally = self.sep.join(fmt(item, seat=s(int(k)), votes=f"{v:g}")
+                                      for k, v in sorted(e.tally.items(), key=lambda kv: int(kv[0])))
                 return fmt(ev["vote_result"], ballot=name, tally=tally)
             case SheriffElected():
                 return fmt(ev["sheriff_elected"], seat=s(e.seat)) if e.seat is not None \
@@ -298,7 +311,7 @@ class EventRenderer:
             case LoversLinked() | LoversRecognised():
                 return fmt(ev[e.type], lovers=seats(e.lovers))
             case ThiefCards():
-                return fmt(ev["thief_cards"], cards=", ".join(self.role(c) for c in e.cards))
+                return fmt(ev["thief_cards"], cards=self.sep.join(self.role(c) for c in e.cards))
             case SkillsLost():
                 return fmt(ev["skills_lost"], seats=seats(e.seats))
             case ElderLifeLost() | LittleGirlCaught():
@@ -510,7 +523,7 @@ class PromptBuilder:
         if kind == "seats":
             count = str(legal.min_count) if legal.min_count == legal.max_count else f"{legal.min_count}-{legal.max_count}"
             return fmt(t["seats_none" if legal.allow_none else "seats"], count=count,
-                       options=", ".join(str(o) for o in legal.options))
+                       options=r.sep.join(str(o) for o in legal.options))
         if kind == "option":
             return fmt(t["option"], options=", ".join(repr(o) if isinstance(o, str) else str(o) for o in legal.options))
         if kind == "speech_order":
@@ -542,6 +555,7 @@ class PromptBuilder:
             else:
                 fields[key] = value
         fields.setdefault("victim", r.s(ctx.get("victim")))
+        fields["proposals"] = self.proposals_text(ctx) if "proposals" in ctx else ""
         last = ctx.get("last_guarded")
         fields["last_guarded_note"] = fmt(d["last_guarded"], seat=r.s(last)) if last is not None else ""
         speech_kind = ctx.get("speech")
@@ -558,6 +572,18 @@ class PromptBuilder:
         if belief_seats:
             lines.append(d["beliefs_short" if self.memory == "summary" and "beliefs_short" in d else "beliefs_ask"])
         return "\n".join(lines)
+
+    def proposals_text(self, ctx: dict[str, Any]) -> str:
+        """R24's conferral: the teammates' latest proposals (and the targets objected to), in words."""
+        d = self.book.decisions
+        r = self.renderer
+        pairs = [p for p in ctx.get("proposals") or [] if isinstance(p, (list, tuple)) and len(p) == 2]
+        text = fmt(d["proposals"], items=d.get("list_sep", ", ").join(
+            fmt(d["proposal_item" if t is not None else "proposal_item_none"], seat=r.s(s), target=r.s(t))
+            for s, t in pairs)) if pairs else d["proposals_none"]
+        if ctx.get("vetoed"):
+            text += fmt(d["vetoed_note"], seats=r.seats(ctx["vetoed"]))
+        return text
 
     def repair(self, error: str, legal_text: str) -> str:
         return fmt(self.book.decisions["repair"], error=error, legal=legal_text).strip()

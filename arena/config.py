@@ -92,6 +92,13 @@ class Switches(BaseModel):
     two_player_sheriff_win: bool = False
     draw_rule: Literal["none", "no_elimination_night_and_day"] = "none"
     first_kill_protection: bool = False
+    #: R24: rounds of proposals the knife holders exchange (team-visible) before the final show; 0: they
+    #: show their numbers blind. 004 §A's one-minute limit is counted as rounds.
+    wolf_conferral_rounds: int = Field(default=1, ge=0, le=5)
+    #: 004 §C: one wolf firmly objecting blocks that target.
+    wolf_conferral_veto: bool = False
+    #: A one-line team message from each knife holder in every conferral round.
+    wolf_conferral_messages: bool = False
 
 
 SWITCH_NAMES = frozenset(Switches.model_fields)

@@ -107,6 +107,33 @@ class WolfKnifeVote(_Event):
     target: int | None
 
 
+class WolfProposal(_Event):
+    """A knife holder's proposal in round ``round`` of the wolves' conferral (R24: wolves confer before
+    they show one number); ``None`` proposes no kill. Seen by the wolf team only."""
+
+    type: Literal["wolf_proposal"] = "wolf_proposal"
+    seat: int
+    target: int | None
+    round: int
+
+
+class WolfVeto(_Event):
+    """004 §C: a wolf firmly objects to a target; that target cannot be tonight's knife."""
+
+    type: Literal["wolf_veto"] = "wolf_veto"
+    seat: int
+    target: int
+
+
+class WolfTeamMessage(_Event):
+    """A one-line message from a knife holder to its team during the conferral."""
+
+    type: Literal["wolf_team_message"] = "wolf_team_message"
+    seat: int
+    text: str
+    round: int
+
+
 class WolfKnife(_Event):
     """The consensus result of the wolves' knife (R24): ``None`` is an empty knife."""
 
@@ -468,6 +495,9 @@ Event = Annotated[
         NightStep,
         GuardProtected,
         WolfKnifeVote,
+        WolfProposal,
+        WolfVeto,
+        WolfTeamMessage,
         WolfKnife,
         WitchTold,
         WitchSaved,

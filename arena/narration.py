@@ -20,7 +20,7 @@ from arena.events import (AnswerRefused, AuxPoliceAppointed, BadgeMoved, BallotC
                           ScapegoatBan, SeerResult, SeersMet, SelfDestructed, SheriffCandidates, SheriffElected,
                           SheriffWithdrew, SkillsLost, Speech, SpeechOrder, ThiefCards, Thought, TravelerInfo,
                           VoteResult, VotersPunished, WildWolfKill, WitchPoisoned, WitchSaved, WitchTold, WitnessNamed,
-                          WolfKnife, WolfKnifeVote, WolfTeam)
+                          WolfKnife, WolfKnifeVote, WolfProposal, WolfTeam, WolfTeamMessage, WolfVeto)
 from arena.resources import data_dir
 from arena.untrusted import one_line
 
@@ -181,7 +181,8 @@ class Narrator:
             case (LoversLinked() | LoversRecognised() | ThiefCards() | ElderLifeLost() | SkillsLost()
                   | LittleGirlPeeked() | LittleGirlCaught() | LittleGirlKill() | TravelerInfo() | SeersMet()
                   | WitnessNamed() | HuntingGunFired() | BrotherKill() | WildWolfKill() | FireWolfUsed() | KingTook()
-                  | MaidSwapped() | AuxPoliceAppointed() | VotersPunished()):
+                  | MaidSwapped() | AuxPoliceAppointed() | VotersPunished() | WolfProposal() | WolfVeto()
+                  | WolfTeamMessage()):
                 return self._fill(e)
             case _:
                 assert_never(e)

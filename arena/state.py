@@ -18,7 +18,7 @@ from arena.events import (AnswerRefused, AuxPoliceAppointed, BadgeMoved, BallotC
                           ScapegoatBan, SeerResult, SeersMet, SelfDestructed, SheriffCandidates, SheriffElected,
                           SheriffWithdrew, SkillsLost, Speech, SpeechOrder, ThiefCards, Thought, TravelerInfo,
                           VoteResult, VotersPunished, WildWolfKill, WitchPoisoned, WitchSaved, WitchTold, WitnessNamed,
-                          WolfKnife, WolfKnifeVote, WolfTeam)
+                          WolfKnife, WolfKnifeVote, WolfProposal, WolfTeam, WolfTeamMessage, WolfVeto)
 from arena.types import Cause, Role, Winner, is_wolf_card, parse_phase
 
 T = TypeVar("T")
@@ -154,7 +154,7 @@ def _seats_by_card(state: GameState) -> dict[Role, tuple[int, ...]]:
 
 #: Events that only record what was said or asked: most of the log, so they leave the reducer first.
 _NO_STATE_CHANGE: frozenset[type] = frozenset({
-    Speech, NightStep, BallotCast, WolfKnifeVote, DeathsAnnounced, WolfKnife, SeerResult, HunterStatus, SpeechOrder,
+    Speech, NightStep, BallotCast, WolfKnifeVote, WolfProposal, WolfVeto, WolfTeamMessage, DeathsAnnounced, WolfKnife, SeerResult, HunterStatus, SpeechOrder,
     WitchTold, VoteResult, ExileResult, SheriffWithdrew, SheriffCandidates, PkPlatform, HunterShot, SelfDestructed,
     Thought, AnswerRefused, GameStarted, WolfTeam, LoversRecognised, ThiefCards, LittleGirlPeeked,
     LittleGirlCaught, LittleGirlKill, TravelerInfo, SeersMet, WildWolfKill, KingTook,
@@ -243,7 +243,8 @@ def apply_event(state: GameState, e: Event) -> None:
         case GameEnded():
             state.winner = e.winner
             state.win_reason = e.reason.value
-        case (Speech() | NightStep() | BallotCast() | WolfKnifeVote() | DeathsAnnounced() | WolfKnife() | SeerResult()
+        case (Speech() | NightStep() | BallotCast() | WolfKnifeVote() | WolfProposal() | WolfVeto() | WolfTeamMessage()
+              | DeathsAnnounced() | WolfKnife() | SeerResult()
               | HunterStatus() | SpeechOrder() | WitchTold() | VoteResult() | ExileResult() | SheriffWithdrew()
               | SheriffCandidates() | PkPlatform() | HunterShot() | SelfDestructed() | Thought() | AnswerRefused()
               | GameStarted() | WolfTeam() | LoversRecognised() | ThiefCards() | LittleGirlPeeked()

@@ -22,7 +22,8 @@ CORE_SWITCHES = [
     "ballot_visibility", "exile_tie", "witch_self_save", "witch_potions_per_night", "witch_self_poison",
     "witch_informed_after_antidote", "witch_informed_guarded_kill", "guard_repeat", "seer_result",
     "hunter_blocked_by", "hunter_status_signal", "idiot_after_reveal", "win_mode", "knife_first",
-    "two_player_sheriff_win", "draw_rule", "night_order", "speech_seconds",
+    "two_player_sheriff_win", "draw_rule", "night_order", "speech_seconds", "wolf_conferral_veto",
+    "wolf_conferral_messages",
 ]
 
 
