@@ -171,7 +171,8 @@ class LLMAgent:
         if lang not in self._builders:
             self._builders[lang] = PromptBuilder(lang, self.seat, memory=self.options.memory,
                                                  window=self.options.summary_window,
-                                                 speech_chars=self.options.summary_speech_chars)
+                                                 speech_chars=self.options.summary_speech_chars,
+                                                 self_destruct=self.options.self_destruct)
         return self._builders[lang]
 
     # ---- decisions that need no model -----------------------------------------------------

@@ -417,7 +417,7 @@ class BuiltPrompt:
 
 class PromptBuilder:
     def __init__(self, lang: str, seat: int, *, memory: str = "full", window: int = 2,
-                 speech_chars: int | None = None):
+                 speech_chars: int | None = None, self_destruct: str = "own_turn"):
         if memory not in ("full", "summary"):
             raise ValueError(f"unknown memory strategy {memory!r}; use full or summary")
         self.lang = lang
@@ -427,6 +427,8 @@ class PromptBuilder:
         self.window = max(int(window), 1)
         self.speech_chars = speech_chars  # summary memory: speeches of the current phase cut to this
         self.renderer = EventRenderer(self.book, seat)
+        #: When this seat is offered to self-destruct (the agent's policy), told to a seat that may.
+        self.self_destruct = self_destruct
 
     # -- system: rules of the board in force, then the role briefing --
     def deck(self, observation: Observation) -> dict[str, int]:
@@ -495,7 +497,7 @@ class PromptBuilder:
         return fmt(sy["card" if card else "system"], players=observation.players, title=title, deck=deck_text,
                    rules="\n".join(rules), referee=self.book.mark).strip() + "\n"
 
-    def role_text(self, view: SeatView, rules: Sequence[str] = ()) -> str:
+    def role_text(self, view: SeatView, rules: Sequence[str] = (), may_self_destruct: bool = False) -> str:
         """The seat's own briefing: its seat, card and teammates, then ``rules`` (summary memory:
         the card's lines for this role)."""
         ro = self.book.roles
@@ -508,8 +510,18 @@ class PromptBuilder:
                  table[view.role]]  # every card has its lines (tests/test_coverage.py)
         if view.wolves and self.seat in view.wolves:
             lines.append(fmt(ro["team"], team=self.renderer.seats(view.wolves)))
+        if may_self_destruct:  # the rules allow it before any speech; this seat is asked when its policy says
+            lines.append(ro.get("self_destruct_offer", {}).get(self.self_destruct, ""))
         text = (" " if brief else "\n").join(ln for ln in lines if ln)
         return "\n" + "\n".join([text, *rules]) + "\n"
+
+    @staticmethod
+    def may_self_destruct(observation: Observation, view: SeatView) -> bool:
+        """R66: the rules in force let this seat's card self-destruct."""
+        from arena.rules.wolves import SELF_DESTRUCT_CARDS
+
+        role = getattr(view.role, "value", view.role)
+        return bool(observation.switches.get("self_destruct")) and role in {r.value for r in SELF_DESTRUCT_CARDS}
 
     # -- the question --
     def legal_text(self, legal: Any) -> str:
@@ -595,7 +607,7 @@ class PromptBuilder:
         # Two cache marks: after the rules (every seat of the table sends the same), after the briefing.
         system = ChatMessage(role="system", parts=(
             ContentPart(text=self.system_text(observation, table_rules), cache=True),
-            ContentPart(text=self.role_text(view, seat_rules), cache=True)))
+            ContentPart(text=self.role_text(view, seat_rules, self.may_self_destruct(observation, view)), cache=True)))
         history = render_history(self.renderer, observation.events, strategy=self.memory, window=self.window,
                                  speech_chars=self.speech_chars)
         belief_seats = sorted(s for s in view.alive if s != self.seat) if beliefs and request.kind in BELIEF_KINDS else []

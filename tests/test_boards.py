@@ -44,7 +44,7 @@ OWN_SEAT_TYPES = {
     "brother_kill", "wild_wolf_kill", "fire_wolf_used",
 }
 #: Events of the wolves' step: only wolf-card holders may see them.
-WOLF_TYPES = {"wolf_team", "wolf_knife_vote", "wolf_knife", "little_girl_caught", "little_girl_kill"}
+WOLF_TYPES = {"wolf_team", "wolf_knife_vote", "wolf_proposal", "wolf_veto", "wolf_team_message", "wolf_knife", "little_girl_caught", "little_girl_kill"}
 
 
 def _seats(event) -> set[int] | str:

@@ -105,7 +105,9 @@ class Terminal:
 
 def play_args(out: Path, seed: int, seat: int, lang: str = "en", *extra: str) -> list[str]:
     return [sys.executable, "-m", "arena.cli.main", "play", "--preset", PRESET, "--agents", "bot:random",
-            "--seed", str(seed), "--human", str(seat), "--lang", lang, "-o", str(out), *extra]
+            "--seed", str(seed), "--human", str(seat), "--lang", lang, "-o", str(out),
+            # the blind knife: the seeded games these scripted inputs were written for
+            "-r", "wolf_conferral_rounds=0", *extra]
 
 
 def read_lines(out: Path) -> list[dict[str, Any]]:
@@ -357,7 +359,7 @@ def _watch(god_view: bool, seat: int | None = None) -> tuple[str, Any]:
             console.print(live.render())
         frames.append(capture.get())
 
-    result = play_sync(GameSetup(preset="std-12-guard", seed=3), [RandomBot(s, 3) for s in range(1, 13)],
+    result = play_sync(GameSetup(preset="std-12-guard", seed=3, rules={"wolf_conferral_rounds": 0}), [RandomBot(s, 3) for s in range(1, 13)],
                        on_event=on_event)
     live.close()
     return "\n".join(frames), result

@@ -66,7 +66,7 @@ class LeakCheckingBot(RandomBot):
                 raise AssertionError(f"seat {me} shown referee-only {t}")
             if t in ("role_assigned", "thought", "answer_refused"):
                 assert e.seat == me, f"seat {me} shown seat {e.seat}'s {t}"
-            if t in ("wolf_team", "wolf_knife_vote", "wolf_knife"):
+            if t in ("wolf_team", "wolf_knife_vote", "wolf_proposal", "wolf_veto", "wolf_team_message", "wolf_knife"):
                 # Wolves, or in 003 the lovers camp once it holds the knife (R148).
                 assert (is_wolf_card(my_card) or me in self.truth["wolves_at_start"]
                         or camp_of(game.state, me) == Camp.LOVERS), f"non-wolf {me} shown {t}"

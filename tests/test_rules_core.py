@@ -105,7 +105,7 @@ def test_R4_R16_hidden_information_and_night_privacy():
         vis = e.visibility
         if e.type == "role_assigned":
             assert vis.to == "seats" and vis.seats == (e.seat,)
-        elif e.type in ("wolf_team", "wolf_knife_vote", "wolf_knife"):
+        elif e.type in ("wolf_team", "wolf_knife_vote", "wolf_proposal", "wolf_veto", "wolf_team_message", "wolf_knife"):
             assert vis.to == "seats" and vis.seats == wolves
         elif e.type in ("guard_protected", "witch_told", "witch_saved", "witch_poisoned", "seer_result",
                         "hunter_status", "answer_refused"):

@@ -30,7 +30,7 @@ from arena.viewer import build_view_data, write_view  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-NIGHT_ACTIONS = {"guard_protected", "wolf_knife_vote", "wolf_knife", "witch_told", "witch_saved", "witch_poisoned",
+NIGHT_ACTIONS = {"guard_protected", "wolf_knife_vote", "wolf_proposal", "wolf_veto", "wolf_team_message", "wolf_knife", "witch_told", "witch_saved", "witch_poisoned",
                  "seer_result", "hunter_status", "player_died", "thought", "role_assigned", "wolf_team"}
 NOT_LOGGED = {"phase_started", "thought"}  # the log shows phase headings and the Minds tab shows thoughts
 WOLF_CARDS = {"werewolf", "white_wolf_king", "black_wolf_king", "war_wolf", "big_wolf_brother",
