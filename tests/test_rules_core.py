@@ -131,6 +131,7 @@ def test_R9_R16_only_the_called_role_is_asked_at_night():
     drive(game(rules=NO_SHERIFF), knife(9), until="N1", on_requests=record)
     by_kind = {(kind, seat) for kind, seat, _ in asked}
     assert by_kind == {("guard", 8), ("wolf_kill", 1), ("wolf_kill", 2), ("wolf_kill", 3), ("wolf_kill", 4),
+                       ("wolf_propose", 1), ("wolf_propose", 2), ("wolf_propose", 3), ("wolf_propose", 4),
                        ("witch_save", 6), ("witch_poison", 6), ("seer_check", 5)}
     assert {seat for _, seat, _ in asked}.isdisjoint({7, 9, 10, 11, 12})  # villagers and the hunter act not
 
