@@ -27,7 +27,7 @@ import yaml
 from agents.bots import random_choice
 from agents.human import HumanAgent
 from agents.llm_prompts import SKIPPED_EVENTS, EventRenderer, PromptBuilder, prompt_book
-from arena.actions import ChooseSeat, DecisionRequest
+from arena.actions import ChooseSeat, DecisionRequest, Speak
 from arena.rules.idiot import INTERJECTION
 from arena.config import presets
 from arena.engine import Game, GameSetup
@@ -128,6 +128,11 @@ RARE_REQUESTS = {
     Kind.IDIOT_INTERJECT: (INTERJECTION, {"speaker": 3, "speech": "discussion"}),
     Kind.INTERJECTION_REPLY: (INTERJECTION, {"idiot": 4, "speech": "pk"}),
     Kind.BROTHER_KILL: (ChooseSeat(options=(1, 3, 5)), {}),
+    # 004 §C's veto and the conferral's team messages (wolf_conferral_veto / _messages; few boards set them)
+    Kind.WOLF_VETO: (ChooseSeat(options=(5, 9)), {"wolves": [2, 4, 7], "proposals": [[4, 9], [7, 5]]}),
+    Kind.WOLF_MESSAGE: (Speak(max_chars=120), {"wolves": [2, 4], "round": 1, "rounds": 2, "proposals": []}),
+    # the black wolf king's take needs him to die with the skill usable, which random games rarely reach
+    Kind.WOLF_KING_SHOOT: (ChooseSeat(options=(1, 3, 5)), {}),
 }
 
 
