@@ -210,7 +210,7 @@ class Table:
             first_kill_protected=list(setup.first_kill_protected) or None,
             agents=[SeatAgent(seat=i + 1, spec=spec, label=(labels[i] if labels else None),
                               version=_agent_version(self.agents[i], self.lang) if i < len(self.agents) else None,
-                              settings=_agent_settings(self.agents[i]) if i < len(self.agents) else None)
+                              settings=capped_value(_agent_settings(self.agents[i]), 1000) if i < len(self.agents) else None)
                     for i, spec in enumerate(specs)],
             lang=self.lang, package_version=__version__, fork=fork,
             # A game that cannot be replayed from the seed says which code and templates played it.

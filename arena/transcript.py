@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import IO, Annotated, Any, Iterator, Literal, Union
 
@@ -175,7 +176,14 @@ ITEMS_CAP = 1000
 DEPTH_CAP = 32
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def capped_text(text: str, limit: int = FIELD_CAP_CHARS) -> str:
+    """``text`` cut to ``limit`` characters with a note saying so, and with any lone surrogate (what
+    invalid UTF-8 becomes when decoded leniently, which no UTF-8 file can hold) made U+FFFD."""
+    if not text.isascii() and _SURROGATE.search(text):
+        text = _SURROGATE.sub("\ufffd", text)
     if len(text) <= limit:
         return text
     return f"{text[:limit]} …[{len(text) - limit:,} more characters cut]"
