@@ -9,7 +9,8 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
-from arena.actions import Answer, AnswerExtras, DecisionRequest
+from arena.actions import (Answer, AnswerExtras, ChooseBool, ChooseOption, ChooseSeat, ChooseSeats, DecisionRequest, Speak,
+                           SpeechOrderChoice)
 from arena.observation import Observation
 from agents.base import SyncAgent
 
@@ -22,24 +23,23 @@ INTERRUPT_KINDS = frozenset({"self_destruct", "self_destruct_election"})
 def random_choice(request: DecisionRequest, rng: random.Random) -> Any:
     """A uniformly random legal answer to any request."""
     legal = request.legal
-    kind = legal.type
-    if kind == "bool":  # first: self-destruct offers are two fifths of a game's questions
+    if isinstance(legal, ChooseBool):  # first: self-destruct offers are two fifths of a game's questions
         if request.kind in INTERRUPT_KINDS:
             return rng.random() < RANDOM_INTERRUPT_P
         return rng.random() < 0.5
-    if kind == "seat":
+    if isinstance(legal, ChooseSeat):
         options: list[Any] = list(legal.options) + ([None] if legal.allow_none else [])
         return rng.choice(options) if options else None
-    if kind == "option":
+    if isinstance(legal, ChooseOption):
         return rng.choice(list(legal.options))
-    if kind == "seats":
+    if isinstance(legal, ChooseSeats):
         if legal.allow_none and rng.random() < 0.5:
             return None
         count = rng.randint(legal.min_count, min(legal.max_count, len(legal.options)))
         return sorted(rng.sample(list(legal.options), count))
-    if kind == "speech_order":
+    if isinstance(legal, SpeechOrderChoice):
         return {"start": rng.choice(list(legal.starts)), "direction": rng.choice(list(legal.directions))}
-    if kind == "text":
+    if isinstance(legal, Speak):
         return "pass"
     return request.default
 

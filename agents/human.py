@@ -24,7 +24,8 @@ from typing import IO, Any
 
 import yaml
 
-from arena.actions import Answer, AnswerExtras, DecisionRequest, IllegalAnswer
+from arena.actions import (Answer, AnswerExtras, ChooseBool, ChooseOption, ChooseSeat, ChooseSeats, DecisionRequest,
+                           IllegalAnswer, Speak, SpeechOrderChoice)
 from arena.events import Event
 from arena.narration import LANGS, PROMPTS_DIR, Narrator, templates
 from arena.observation import Observation, SeatView
@@ -238,29 +239,28 @@ class HumanAgent:
 
     def _choices_text(self, request: DecisionRequest) -> str:
         legal = request.legal
-        kind = legal.type
-        if kind == "seat":
+        if isinstance(legal, ChooseSeat):
             text = self.t["choices_seat"].format(options=", ".join(str(o) for o in legal.options))
             if legal.allow_none:
                 meaning = self.t["skip_meaning"].get(request.kind) or self.t["skip_meaning"]["other"]
                 text += "\n" + self.t["choices_skip"].format(meaning=meaning)
             return text
-        if kind == "bool":
+        if isinstance(legal, ChooseBool):
             default = ""
             if request.default is False:
                 default = self.t["default_no"]
             elif request.default is True:
                 default = self.t["default_yes"]
             return self.t["choices_bool"].format(default=default)
-        if kind == "text":
+        if isinstance(legal, Speak):
             return self.t["choices_text_optional" if request.kind in OPTIONAL_SPEECHES else "choices_text"]
-        if kind == "seats":
+        if isinstance(legal, ChooseSeats):
             count = str(legal.min_count) if legal.min_count == legal.max_count else f"{legal.min_count}-{legal.max_count}"
             return self.t["choices_seats"].format(count=count, options=", ".join(str(o) for o in legal.options),
                                                   skip=self.t["choices_seats_skip"] if legal.allow_none else "")
-        if kind == "option":
+        if isinstance(legal, ChooseOption):
             return self.t["choices_option"].format(options=", ".join(self._value_text(o) for o in legal.options))
-        if kind == "speech_order":
+        if isinstance(legal, SpeechOrderChoice):
             starts = list(legal.starts)
             return self.t["choices_order"].format(example=starts[0] if starts else 1,
                                                   options=", ".join(str(s) for s in starts))
@@ -289,9 +289,9 @@ class HumanAgent:
     def _forced(self, request: DecisionRequest) -> Any:
         """A question with one possible answer (a save she may not make) is answered for the player."""
         legal = request.legal
-        if legal.type == "option" and len(legal.options) == 1:
+        if isinstance(legal, ChooseOption) and len(legal.options) == 1:
             return legal.options[0]
-        if legal.type == "seat" and not legal.options and legal.allow_none:
+        if isinstance(legal, ChooseSeat) and not legal.options and legal.allow_none:
             return None
         return _NO_FORCED
 
@@ -302,15 +302,14 @@ class HumanAgent:
         """The typed line as a value for ``request.check``; raises IllegalAnswer with a clear message."""
         text = line.strip()
         legal = request.legal
-        kind = legal.type
-        if kind == "text":
+        if isinstance(legal, Speak):
             if not text and request.kind in OPTIONAL_SPEECHES:
                 return "pass"
             if not text:
                 raise self.error("empty_speech")
             return text
         lowered = text.lower()
-        if kind == "bool":
+        if isinstance(legal, ChooseBool):
             if not text and isinstance(request.default, bool):
                 return request.default
             if lowered in self.yes_words:
@@ -320,7 +319,7 @@ class HumanAgent:
             raise self.error("yes_no") if text else self.error("empty")
         if not text:
             raise self.error("empty")
-        if kind == "seat":
+        if isinstance(legal, ChooseSeat):
             if lowered in self.skip_words:
                 if not legal.allow_none:
                     raise self.error("skip_not_allowed")
@@ -328,7 +327,7 @@ class HumanAgent:
             seat = self._seat_number(text)
             self._check_seat(seat, legal.options, view)
             return seat
-        if kind == "seats":
+        if isinstance(legal, ChooseSeats):
             if lowered in self.skip_words:
                 return None
             seats = [self._seat_number(part) for part in re.split(r"[\s,，、]+", text) if part]
@@ -339,12 +338,12 @@ class HumanAgent:
                     f"{legal.min_count}-{legal.max_count}"
                 raise self.error("count", count=count)
             return seats
-        if kind == "option":
+        if isinstance(legal, ChooseOption):
             for option in legal.options:
                 if lowered == str(option).lower() or lowered == self._value_text(option).lower():
                     return option
             return text
-        if kind == "speech_order":
+        if isinstance(legal, SpeechOrderChoice):
             parts = re.split(r"[\s,，、]+", text)
             try:
                 start = self._seat_number(parts[0])
@@ -380,7 +379,8 @@ class HumanAgent:
             self._pending = asyncio.ensure_future(asyncio.to_thread(self.stdin.readline))
         waiter = asyncio.ensure_future(interrupted.wait())
         try:
-            done, _ = await asyncio.wait({self._pending, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            waiting: set[asyncio.Future[Any]] = {self._pending, waiter}
+            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         finally:
             waiter.cancel()
         if self._pending in done:

@@ -40,7 +40,7 @@ class Switches(BaseModel):
     sheriff_pk_voters: Literal["non_candidates", "non_candidates_and_losers", "all"] = "non_candidates"
     sheriff_second_tie: Literal["no_sheriff", "retry_next_day"] = "no_sheriff"
     election_self_destruct: Literal["badge_lost", "postpone_third_loses"] = "badge_lost"
-    sheriff_vote_weight: Literal[2, 1.5, 2.5] = 2
+    sheriff_vote_weight: Literal[2, 1.5, 2.5] = 2  # type: ignore[valid-type]  # floats: pydantic checks the three
     aux_police: bool = False
     badge_on_death: Literal["pass_or_tear", "must_pass"] = "pass_or_tear"
     speech_order: Literal["alternate_sides", "sheriff_chooses"] = "alternate_sides"

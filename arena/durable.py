@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 
@@ -122,11 +123,11 @@ class FolderLock:
 
 
 def _lock(fd: int) -> None:
-    try:
-        import fcntl
-    except ImportError:  # Windows
+    if sys.platform == "win32":
         import msvcrt
 
         msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
         return
+    import fcntl
+
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

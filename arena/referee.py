@@ -109,35 +109,35 @@ class LazyObservation(Observation):
         self._shown_upto = shown_upto
         self._info = info
 
-    @property  # type: ignore[override]
-    def events(self) -> list[Event]:
+    @property
+    def events(self) -> list[Event]:  # type: ignore[override]
         if self._events is None:
             count = self.seat_log.count_until(self._upto)
             self._events = self.seat_log.events[:count]
         return self._events
 
-    @property  # type: ignore[override]
-    def new_from(self) -> int:
+    @property
+    def new_from(self) -> int:  # type: ignore[override]
         return self.seat_log.count_until(self._shown_upto)
 
-    @property  # type: ignore[override]
-    def seat(self) -> int:
+    @property
+    def seat(self) -> int:  # type: ignore[override]
         return self.seat_log.seat
 
-    @property  # type: ignore[override]
-    def players(self) -> int:
+    @property
+    def players(self) -> int:  # type: ignore[override]
         return self._info.players
 
-    @property  # type: ignore[override]
-    def preset(self) -> str:
+    @property
+    def preset(self) -> str:  # type: ignore[override]
         return self._info.preset
 
-    @property  # type: ignore[override]
-    def switches(self) -> dict[str, Any]:
+    @property
+    def switches(self) -> dict[str, Any]:  # type: ignore[override]
         return self._info.switches
 
-    @property  # type: ignore[override]
-    def lang(self) -> str:
+    @property
+    def lang(self) -> str:  # type: ignore[override]
         return self._info.lang
 
 
@@ -462,7 +462,7 @@ async def run_table(table: Table) -> None:
             if isinstance(outcome, BaseException):
                 raise outcome
         answers = []
-        for request, (answer, latency) in zip(requests, results):
+        for request, (answer, latency) in zip(requests, results):  # type: ignore[misc]  # exceptions raised above
             answers.append(answer)
             if latency is not None:
                 table.latency[request.id] = latency

@@ -341,7 +341,8 @@ def run_file(path: str | Path) -> ScenarioOutcome:
 
 
 def run_data(data: dict[str, Any], source: str, name: str) -> ScenarioOutcome:
-    expected = data.get("expect") if isinstance(data.get("expect"), dict) else {}
+    expect = data.get("expect")
+    expected: dict[str, Any] = expect if isinstance(expect, dict) else {}
     want_error = expected.get("error")
     try:
         scenario = parse(data, source)

@@ -160,7 +160,7 @@ _NO_STATE_CHANGE: frozenset[type] = frozenset({
     LittleGirlCaught, LittleGirlKill, TravelerInfo, SeersMet, WildWolfKill, KingTook,
 })
 #: Events whose case below changes a card or the lovers/witness links (what a camp is made of).
-_CARD_OR_LINK: frozenset[type] = frozenset({RoleAssigned, LoversLinked, WitnessNamed})
+_CARD_OR_LINK = frozenset[type]((RoleAssigned, LoversLinked, WitnessNamed))
 
 
 def apply_event(state: GameState, e: Event) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from functools import lru_cache
+from typing import Iterable
 
 
 class Role(StrEnum):
@@ -121,7 +122,7 @@ CAUSE_PRECEDENCE = list(Cause)
 _CAUSE_RANK = {cause: rank for rank, cause in enumerate(CAUSE_PRECEDENCE)}
 
 
-def primary_cause(causes: set[Cause] | list[Cause]) -> Cause:
+def primary_cause(causes: Iterable[Cause]) -> Cause:
     """The recorded cause when several lethal effects hit one player in a batch (R7, OQ3)."""
     return min(causes, key=_CAUSE_RANK.__getitem__)
 

@@ -21,7 +21,11 @@ from typing import Any, Iterable
 
 import yaml
 
-from arena.events import Event
+from arena.events import (AnswerRefused, BadgeMoved, BallotCast, CenterCards, DeathsAnnounced, Event, ExileResult,
+                          GameEnded, GameStarted, GuardProtected, HunterShot, HunterStatus, IdiotRevealed, NightStep,
+                          PhaseStarted, PkPlatform, PlayerDied, RoleAssigned, RoleRevealed, SeerResult, SelfDestructed,
+                          SheriffCandidates, SheriffElected, SheriffWithdrew, Speech, SpeechOrder, Thought, VoteResult,
+                          WitchPoisoned, WitchSaved, WitchTold, WolfKnife, WolfKnifeVote, WolfTeam)
 from arena.narration import LANGS, PROMPTS_DIR, Narrator, reason_text, templates
 from arena.observation import visible_events
 from arena.untrusted import one_line
@@ -76,91 +80,90 @@ class EventText:
 
     def line(self, e: Event) -> str:
         v, ev = self.v, self.v["events"]
-        k = e.type
-        if k == "game_started":
+        if isinstance(e, GameStarted):
             roles = ", ".join(f"{self.role(r)}×{n}" for r, n in e.role_counts.items())
             return ev["game_started"].format(preset=e.preset, players=e.players, roles=roles)
-        if k == "role_assigned":
+        if isinstance(e, RoleAssigned):
             return self.t("deal", seat=self.s(e.seat), role=self.role(e.role))
-        if k == "center_cards":
+        if isinstance(e, CenterCards):
             return ev["center_cards"].format(cards=", ".join(self.role(c) for c in e.cards))
-        if k == "wolf_team":
+        if isinstance(e, WolfTeam):
             return self.t("wolf_team", seats=self.seats(e.wolves))
-        if k == "phase_started":
+        if isinstance(e, PhaseStarted):
             return self.t("night" if e.phase.startswith("N") else "day", n=e.phase[1:])
-        if k == "night_step":
+        if isinstance(e, NightStep):
             return self.n["step_name"][e.step]
-        if k == "guard_protected":
+        if isinstance(e, GuardProtected):
             return self.t("guard_protected", seat=self.s(e.seat), target=self.s(e.target))
-        if k == "wolf_knife_vote":
+        if isinstance(e, WolfKnifeVote):
             if e.target is None:
                 return ev["wolf_knife_vote_none"].format(seat=self.s(e.seat))
             return ev["wolf_knife_vote"].format(seat=self.s(e.seat), target=self.s(e.target))
-        if k == "wolf_knife":
+        if isinstance(e, WolfKnife):
             return self.t("wolf_knife", target=self.s(e.target)) if e.target else self.t("wolf_knife_empty")
-        if k == "witch_told":
+        if isinstance(e, WitchTold):
             if e.victim is None:
                 return ev["witch_told_none"].format(seat=self.s(e.seat))
             return ev["witch_told"].format(seat=self.s(e.seat), victim=self.s(e.victim))
-        if k in ("witch_saved", "witch_poisoned"):
-            return self.t(k, seat=self.s(e.seat), target=self.s(e.target))
-        if k == "seer_result":
+        if isinstance(e, (WitchSaved, WitchPoisoned)):
+            return self.t(e.type, seat=self.s(e.seat), target=self.s(e.target))
+        if isinstance(e, SeerResult):
             result = v["seer_result"].get(e.result) or self.role(e.result)
             return self.t("seer_result", seat=self.s(e.seat), target=self.s(e.target), result=result)
-        if k == "hunter_status":
+        if isinstance(e, HunterStatus):
             status = ev["hunter_can"] if e.can_shoot else ev["hunter_cannot"]
             return ev["hunter_status"].format(seat=self.s(e.seat), status=status)
-        if k == "player_died":
+        if isinstance(e, PlayerDied):
             cause = getattr(e.cause, "value", e.cause)
             return ev["player_died"].format(seat=self.s(e.seat), cause=self.n["cause"][cause])
-        if k == "deaths_announced":
+        if isinstance(e, DeathsAnnounced):
             return self.t("deaths_announced", seats=self.seats(e.seats)) if e.seats else self.t("peaceful_night")
-        if k == "role_revealed":
+        if isinstance(e, RoleRevealed):
             return self.t("role_revealed", seat=self.s(e.seat), role=self.role(e.role))
-        if k == "sheriff_candidates":
+        if isinstance(e, SheriffCandidates):
             if not e.seats:
                 return self.t("sheriff_no_candidates")
             return self.t("sheriff_candidates", seats=self.seats(e.seats))
-        if k == "sheriff_withdrew":
+        if isinstance(e, SheriffWithdrew):
             return self.t("sheriff_withdrew", seat=self.s(e.seat))
-        if k == "sheriff_elected":
+        if isinstance(e, SheriffElected):
             if e.seat is None:
                 return self.t("sheriff_none", reason=self.reason(e.reason))
             return self.t("sheriff_elected", seat=self.s(e.seat), reason=self.reason(e.reason))
-        if k == "badge_moved":
+        if isinstance(e, BadgeMoved):
             return self.t(f"badge_{e.action}", from_seat=self.s(e.from_seat), to_seat=self.s(e.to_seat))
-        if k == "speech_order":
+        if isinstance(e, SpeechOrder):
             return ev["speech_order"].format(order=" → ".join(str(s) for s in e.order))
-        if k == "speech":
+        if isinstance(e, Speech):
             tag = self.n["speech_tag"].get(e.kind, "")
             return f"{self.s(e.seat)}{tag}: {one_line(e.text)}"
-        if k == "ballot_cast":
+        if isinstance(e, BallotCast):
             weight = ev["weight"].format(weight=f"{e.weight:g}") if e.weight != 1 else ""
             if e.target is None:
                 return self.t("ballot_abstain", voter=self.s(e.voter)) + weight
             return self.t("ballot", voter=self.s(e.voter), target=self.s(e.target)) + weight
-        if k == "vote_result":
+        if isinstance(e, VoteResult):
             tally = ", ".join(f"{self.s(int(seat))}: {n:g}" for seat, n in e.tally.items()) or self.n["nobody"]
             return v["ballot"].get(e.ballot, e.ballot) + " · " + self.t("tally", tally=tally)
-        if k == "pk_platform":
+        if isinstance(e, PkPlatform):
             return self.t("pk_platform", seats=self.seats(e.seats))
-        if k == "exile_result":
+        if isinstance(e, ExileResult):
             if e.seat is None:
                 return self.t("exile_none")
             if e.reason == "idiot_revealed":
                 return ev["exile_idiot"].format(seat=self.s(e.seat))
             return self.t("exile_result", seat=self.s(e.seat))
-        if k == "idiot_revealed":
+        if isinstance(e, IdiotRevealed):
             return self.t("idiot_revealed", seat=self.s(e.seat))
-        if k == "self_destructed":
+        if isinstance(e, SelfDestructed):
             return self.t("self_destructed", seat=self.s(e.seat))
-        if k == "hunter_shot":
+        if isinstance(e, HunterShot):
             return self.t("hunter_shot", seat=self.s(e.seat), target=self.s(e.target))
-        if k == "answer_refused":
+        if isinstance(e, AnswerRefused):
             return self.t("answer_refused", seat=self.s(e.seat), kind=e.kind, error=one_line(e.error))
-        if k == "thought":
+        if isinstance(e, Thought):
             return ev["thought"].format(seat=self.s(e.seat), text=one_line(e.reasoning or e.notes or "…"))
-        if k == "game_ended":
+        if isinstance(e, GameEnded):
             winner = getattr(e.winner, "value", e.winner)
             return self.t("game_ended", winner=self.n["winner"].get(winner, winner), reason=self.reason(e.reason))
         # the extended roles' events: the narration's words (it has words for every event)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import sys
 from pathlib import Path
 from typing import Any, Optional
 
@@ -192,4 +191,4 @@ def parse_rule_overrides(items: list[str]) -> dict[str, Any]:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(typer.run(play_command))
+    typer.run(play_command)

@@ -74,7 +74,7 @@ def lovers_step(game: "Game", night: "Night") -> "Flow":
     if lovers is None or night.number != 1:
         return
     if game.sw.witness:  # 003: Cupid, the lovers and the witness know each other's identities (R147)
-        camp = sorted({game.state.cupid, *lovers, game.state.witness} - {None})  # type: ignore[arg-type]
+        camp = sorted(s for s in {game.state.cupid, *lovers, game.state.witness} if s is not None)
     else:
         camp = list(lovers)
     roles = {s: game.state.card(s) for s in camp} if game.sw.lovers_know_roles else None

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from arena.events import NightStep
-from arena.rules.registry import NightStepSpec, registry
+from arena.rules.registry import Nights, NightStepSpec, registry
 from arena.types import WOLF_ATTACKS, Cause
 
 if TYPE_CHECKING:
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from arena.rules.deaths import Departed
 
 
-def night_orders() -> dict[str, list[tuple[str, str]]]:
+def night_orders() -> dict[str, list[tuple[str, Nights]]]:
     """Each night order as (step, nights), nights "n1" (first night only) or "all" (R18, R20), derived
     from where every role's steps say they sit."""
     return dict(registry().night_orders())

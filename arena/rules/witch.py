@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from arena.actions import ONLY_NO, YES_OR_NO, ChooseBool, ChooseOption, choose_seat
 from arena.events import WitchPoisoned, WitchSaved, WitchTold, only
@@ -125,7 +125,7 @@ def _save(game: "Game", night: "Night", witch: int, victims: list[int], potion: 
     kind = Kind.WITCH_SAVE if potion == "antidote" else Kind.WITCH_ORIGINAL_SAVE
     if len(victims) == 1:
         legal = _bool_or_false(bool(candidates))
-        context = {"victim": victims[0]}
+        context: dict[str, Any] = {"victim": victims[0]}
     else:
         legal = ChooseOption(options=tuple(candidates) + (False,))
         context = {"victims": list(victims)}
