@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import io
-import json
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -118,16 +117,13 @@ def resolve_factory(path: str) -> Callable[..., Any]:
 
 def usage_totals(blob: bytes) -> tuple[float | None, float | None]:
     """(tokens, cost) summed over a transcript's decision lines; (None, None) when none has usage."""
-    if b'"usage":{' not in blob:
-        return None, None
-    from arena.evaluate.metrics import _cost, _tokens
+    from arena.transcript import decision_usages, usage_cost, usage_tokens
 
-    tokens = cost = 0.0
-    for raw in blob.splitlines():
-        if raw.startswith(b'{"type":"decision"') and b'"usage":{' in raw:
-            usage = json.loads(raw).get("usage") or {}
-            tokens += _tokens(usage) or 0.0
-            cost += _cost(usage) or 0.0
+    lines = list(decision_usages(blob))
+    if not lines:
+        return None, None
+    tokens = sum(usage_tokens(line["usage"]) or 0.0 for line in lines)
+    cost = sum(usage_cost(line["usage"]) or 0.0 for line in lines)
     return tokens, cost
 
 

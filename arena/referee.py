@@ -27,7 +27,9 @@ from arena.observation import Observation
 from arena.provenance import build_info
 from arena.stopping import GameDeadline, GameStopped
 from arena.transcript import (
+    DECISION_LINE_START,
     ITEMS_CAP,
+    PLAIN_DECISION_END,
     PROMPT_CAP_CHARS,
     HeaderLine,
     ResultLine,
@@ -35,6 +37,7 @@ from arena.transcript import (
     TranscriptWriter,
     capped_text,
     capped_value,
+    event_line_json,
 )
 
 
@@ -386,7 +389,7 @@ def decision_line_json(record: DecisionRecord, agent: Any, answer: Answer | None
 def _plain_decision_line(record: DecisionRecord, agent: Any) -> str:
     req = record.request
     kind = req.kind
-    return (f'{{"type":"decision","id":{req.id},"seat":{req.seat},'
+    return (f'{DECISION_LINE_START}{req.id},"seat":{req.seat},'
             f'"kind":{_text_json(kind._value_ if isinstance(kind, Enum) else kind)},'
             f'"phase":{_text_json(req.phase)},"asked_in":{_text_json(req.asked_in)},'
             f'"legal":{_legal_forms(req.legal)[2]},"default":{_value_json(req.default)},'
@@ -418,13 +421,7 @@ def _text_json(text: str) -> str:
 def _plain_tail(seat: int, agent_spec: str | None) -> str:
     """Everything after ``error`` on the line of an answer that carries nothing but its choice."""
     return (f'"defaulted":false,"visibility":{to_json(_seat_only_json(seat)).decode()},'
-            f'"agent":{_value_json(agent_spec)},"attempts":[],"prompt":null,"raw_reply":null,"reasoning":null,'
-            '"notes":null,"beliefs":null,"memory":null,"usage":null,"latency_ms":null}')
-
-
-def event_line_json(seq: int, event: Event) -> str:
-    # The model's own serializer, called without model_dump_json's keyword handling (same bytes).
-    return f'{{"type":"event","seq":{seq},"event":{type(event).__pydantic_serializer__.to_json(event).decode()}}}'
+            f'"agent":{_value_json(agent_spec)}' + PLAIN_DECISION_END)
 
 
 def _fault(request: DecisionRequest, exc: BaseException) -> Answer:

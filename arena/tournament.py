@@ -360,17 +360,15 @@ def fallback_share(path: Path) -> float | None:
         blob = path.read_bytes()
     except OSError:
         return None
-    if b'"usage":{' not in blob:
-        return None
+    from arena.transcript import decision_usages
+
     asked: dict[int, int] = {}
     fell_back: dict[int, int] = {}
-    for raw in blob.splitlines():
-        if raw.startswith(b'{"type":"decision"') and b'"usage":{' in raw:
-            line = json.loads(raw)
-            seat = line.get("seat")
-            asked[seat] = asked.get(seat, 0) + 1
-            if line.get("defaulted"):
-                fell_back[seat] = fell_back.get(seat, 0) + 1
+    for line in decision_usages(blob):
+        seat = line.get("seat")
+        asked[seat] = asked.get(seat, 0) + 1
+        if line.get("defaulted"):
+            fell_back[seat] = fell_back.get(seat, 0) + 1
     if not asked:
         return None
     return round(max(fell_back.get(seat, 0) / n for seat, n in asked.items()), 4)

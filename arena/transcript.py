@@ -217,6 +217,62 @@ def capped_value(value: Any, limit: int = FIELD_CAP_CHARS, depth: int = 0) -> An
     return value
 
 
+# ---- the bytes of the lines the writer assembles by hand -------------------------------------
+# Event lines and the decision lines of bare answers are assembled from pieces (about four times
+# faster than through the models), and the evaluator's fast reader recognises them by the same
+# pieces without parsing them. Both take them from here, and tests/test_transcript_format.py holds
+# them to the bytes the line models give, so writer, models and reader cannot drift apart.
+EVENT_LINE_START = '{"type":"event","seq":'
+DECISION_LINE_START = '{"type":"decision","id":'
+#: What a decision line of a bare, valid answer holds between ``answer``/``value`` and ``visibility``.
+PLAIN_DECISION_MIDDLE = ',"refused":false,"error":null,"defaulted":false,"visibility":{'
+#: Everything after ``agent`` on such a line: nothing recorded beyond the choice.
+PLAIN_DECISION_END = (',"attempts":[],"prompt":null,"raw_reply":null,"reasoning":null,"notes":null,"beliefs":null,'
+                      '"memory":null,"usage":null,"latency_ms":null}')
+#: How a decision line that records a model's usage shows it.
+USAGE_MARK = '"usage":{'
+
+
+def event_line_json(seq: int, event: Event) -> str:
+    """An event line as JSON text: the bytes ``EventLine(seq=seq, event=event).model_dump_json()`` gives."""
+    # The model's own serializer, called without model_dump_json's keyword handling (same bytes).
+    return f'{EVENT_LINE_START}{seq},"event":{type(event).__pydantic_serializer__.to_json(event).decode()}}}'
+
+
+def decision_usages(blob: bytes) -> Iterator[dict[str, Any]]:
+    """The decision lines of a transcript's bytes that record a model's usage, parsed (the others are
+    passed over unparsed: a bot game has none)."""
+    if USAGE_MARK.encode() not in blob:
+        return
+    start, mark = b'{"type":"decision"', USAGE_MARK.encode()
+    for raw in blob.splitlines():
+        if raw.startswith(start) and mark in raw:
+            try:
+                line = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue  # a torn or damaged line: the readers report it
+            if isinstance(line, dict) and isinstance(line.get("usage"), dict):
+                yield line
+
+
+def usage_tokens(usage: dict[str, Any]) -> float | None:
+    """The tokens a decision line's ``usage`` records (the agents' input/output, or provider names)."""
+    if isinstance(usage.get("total_tokens"), (int, float)):
+        return float(usage["total_tokens"])
+    parts = [usage.get(k) for k in ("input", "output", "input_tokens", "output_tokens", "prompt_tokens",
+                                    "completion_tokens")]
+    nums = [float(p) for p in parts if isinstance(p, (int, float))]
+    return sum(nums) if nums else None
+
+
+def usage_cost(usage: dict[str, Any]) -> float | None:
+    """The money a decision line's ``usage`` records, None when it was not priced."""
+    for key in ("cost", "cost_usd"):
+        if isinstance(usage.get(key), (int, float)):
+            return float(usage[key])
+    return None
+
+
 class TranscriptWriter:
     """Appends lines to a JSONL file, one ``write``+``flush`` per line."""
 

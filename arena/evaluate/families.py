@@ -21,6 +21,7 @@ from arena.evaluate.accumulate import ALL, Accumulator, roster_keys
 from arena.evaluate.claims import mentioned_seats, parse_claims
 from arena.evaluate.load import RawGame
 from arena.evaluate.records import GameRecord, SeatRecord
+from arena.transcript import usage_cost, usage_tokens
 from arena.types import is_wolf_card
 
 #: The event types the scorer reads; others are skipped unparsed by the loader.
@@ -63,16 +64,6 @@ def result_side(result: str) -> str:
     return "wolf" if is_wolf_card(result) else "good"  # seer_result=exact_role
 
 
-def usage_tokens(usage: dict[str, Any]) -> float | None:
-    if isinstance(usage.get("total_tokens"), (int, float)):
-        return float(usage["total_tokens"])
-    # The agents layer writes input/output; provider-native names are accepted too.
-    parts = [usage.get(k) for k in ("input", "output", "input_tokens", "output_tokens", "prompt_tokens",
-                                    "completion_tokens")]
-    nums = [float(p) for p in parts if isinstance(p, (int, float))]
-    return sum(nums) if nums else None
-
-
 # The token kinds of a usage record: the agents layer's names first, then provider-native ones.
 TOKEN_PARTS = {
     "prompt_tokens_per_game": ("input", "input_tokens", "prompt_tokens"),
@@ -90,13 +81,6 @@ def usage_parts(usage: dict[str, Any]) -> dict[str, float]:
         if value is not None:
             out[metric] = float(value)
     return out
-
-
-def usage_cost(usage: dict[str, Any]) -> float | None:
-    for key in ("cost", "cost_usd"):
-        if isinstance(usage.get(key), (int, float)):
-            return float(usage[key])
-    return None
 
 
 @dataclass

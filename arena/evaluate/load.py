@@ -13,7 +13,17 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from arena.transcript import MAX_LINE_BYTES, TranscriptError, check_header, read_bounded, read_transcript
+from arena.transcript import (
+    DECISION_LINE_START,
+    EVENT_LINE_START,
+    MAX_LINE_BYTES,
+    PLAIN_DECISION_END,
+    PLAIN_DECISION_MIDDLE,
+    TranscriptError,
+    check_header,
+    read_bounded,
+    read_transcript,
+)
 
 try:
     import orjson
@@ -51,11 +61,11 @@ _check_header = check_header  # one header check for every reader (arena.transcr
 # few C-level byte operations, so they are never turned into Python objects. The checks pin the
 # exact layout the transcript writer produces (field order included); a line that does not match it
 # exactly is parsed in full, so an unexpected layout costs speed, never correctness.
-_EVENT_PREFIX = b'{"type":"event","seq":'
-_DECISION_PREFIX = b'{"type":"decision","id":'
-_PLAIN_MIDDLE = b',"refused":false,"error":null,"defaulted":false,"visibility":{'
-_PLAIN_SUFFIX = (b',"attempts":[],"prompt":null,"raw_reply":null,"reasoning":null,"notes":null,"beliefs":null,'
-                 b'"memory":null,"usage":null,"latency_ms":null}')
+# The pieces come from the writer's own definitions (arena.transcript), never copied here.
+_EVENT_PREFIX = EVENT_LINE_START.encode()
+_DECISION_PREFIX = DECISION_LINE_START.encode()
+_PLAIN_MIDDLE = PLAIN_DECISION_MIDDLE.encode()
+_PLAIN_SUFFIX = PLAIN_DECISION_END.encode()
 
 
 def _event_type(raw: bytes) -> bytes | None:
