@@ -132,6 +132,7 @@ class HumanAgent:
         from arena import live
 
         with live.paused():  # a live table view must not redraw over the question
+            self._events = observation.events
             self._show_news(observation, view)
             forced = self._forced(request)
             if forced is not _NO_FORCED:
@@ -232,6 +233,12 @@ class HumanAgent:
             checks = ", ".join(self.t["check_wolf" if r == "wolf" else "check_good"].format(seat=self.s(s))
                                for s, r in view.seer_results.items())
             lines.append(self.t["checks"].format(checks=checks))
+        # the same state an LLM seat is told: potions, guards, speaking order, public claims, votes so far
+        from agents.llm_prompts import PromptBuilder
+
+        state = PromptBuilder(self.lang, self.seat).state_lines(view, getattr(self, "_events", ()))
+        checks_prefix = PromptBuilder(self.lang, self.seat).book.decisions["state"]["checks"].split("{")[0]
+        lines += [ln for ln in state if not (view.seer_results and ln.startswith(checks_prefix))]
         return "\n".join(lines)
 
     def _question_text(self, request: DecisionRequest) -> str:

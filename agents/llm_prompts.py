@@ -429,6 +429,7 @@ class PromptBuilder:
         self.renderer = EventRenderer(self.book, seat)
         #: When this seat is offered to self-destruct (the agent's policy), told to a seat that may.
         self.self_destruct = self_destruct
+        self._events: Sequence[Any] = ()  # the observation's events while a prompt is built
 
     # -- system: rules of the board in force, then the role briefing --
     def deck(self, observation: Observation) -> dict[str, int]:
@@ -462,7 +463,8 @@ class PromptBuilder:
             if needs and needs not in deck:
                 continue
             needs_switch = table.get("_if")
-            if needs_switch and not observation.switches.get(needs_switch):
+            needs = [needs_switch] if isinstance(needs_switch, str) else list(needs_switch or [])
+            if not all(observation.switches.get(n) for n in needs):
                 continue
             audience = table.get("_for", "all") if card else "all"
             if audience != "all" and role not in audience:
@@ -580,10 +582,78 @@ class PromptBuilder:
             fields["scapegoat_rule"] = d["scapegoat_rule"][mode]
         template = d["kinds"][request.kind]  # every kind has its question (tests/test_coverage.py)
         ask = fmt(template, **fields)
-        lines = [now, fmt(d["notes"], notes=notes) if notes else d["no_notes"], ask]
+        lines = [now, *self.state_lines(view, self._events), fmt(d["notes"], notes=notes) if notes else d["no_notes"], ask]
         if belief_seats:
             lines.append(d["beliefs_short" if self.memory == "summary" and "beliefs_short" in d else "beliefs_ask"])
         return "\n".join(lines)
+
+    def state_lines(self, view: SeatView, events: Sequence[Any]) -> list[str]:
+        """What this seat knows, gathered from its visible events so that it need not dig through the
+        record: its own checks, potions and guards, today's speaking order, the public claims (as
+        claims) and the votes so far. Volatile, so it sits with the question, after the cached prefix."""
+        from arena.evaluate.claims import parse_claims
+
+        st = self.book.decisions.get("state", {})
+        if not st:
+            return []
+        r = self.renderer
+        role = getattr(view.role, "value", view.role)
+        checks: list[str] = []
+        guards: list[str] = []
+        saved = poisoned = False
+        order: list[int] | None = None
+        claims: dict[int, list[str]] = {}
+        votes: list[str] = []
+        results = self.book.events.get("results", {})
+        for e in events:
+            t = e.type
+            if t == "seer_result" and getattr(e, "seat", self.seat) == self.seat:
+                checks.append(fmt(st["check_item"], seat=r.s(e.target), result=results.get(e.result) or r.role(e.result)))
+            elif t == "guard_protected" and e.seat == self.seat:
+                night = e.phase[1:]
+                guards.append(fmt(st["guard_item"], n=night, seat=r.s(e.target)) if e.target is not None
+                              else fmt(st["guard_item_none"], n=night))
+            elif t == "witch_saved" and e.seat == self.seat and getattr(e, "potion", "antidote") == "antidote":
+                saved = True
+            elif t == "witch_poisoned" and e.seat == self.seat and getattr(e, "potion", "poison") == "poison":
+                poisoned = True
+            elif t == "speech_order":
+                order = list(e.order) if e.phase == view.phase else None
+            elif t == "phase_started" and e.phase != view.phase:
+                order = None
+            elif t == "speech" and e.seat != self.seat:
+                found = parse_claims(e.text, view.players)
+                said = claims.setdefault(e.seat, [])
+                for claimed in found.roles:
+                    item = fmt(st["claim_role"], role=r.role(claimed))
+                    if item not in said:
+                        said.append(item)
+                for seat, result in found.checks_given("seer" in found.roles or any(
+                        r.role("seer") in x for x in said)):
+                    item = fmt(st["claim_check"], seat=r.s(seat), result=results.get(result, result))
+                    if item not in said:
+                        said.append(item)
+            elif t == "vote_result" and e.tally:
+                name = self.book.events.get("ballot_names", {}).get(e.ballot, e.ballot)
+                tally = r.sep.join(fmt(self.book.events.get("tally_item", "{seat}: {votes}"), seat=r.s(int(k)),
+                                       votes=f"{v:g}") for k, v in sorted(e.tally.items(), key=lambda kv: int(kv[0])))
+                votes.append(fmt(st["vote_item"], phase=r.phase_name(e.phase), ballot=name, tally=tally))
+        lines: list[str] = []
+        if role == "witch":
+            lines.append(fmt(st["potions"], antidote=st["used" if saved else "left"],
+                             poison=st["used" if poisoned else "left"]))
+        if role in ("seer",) or checks:
+            lines.append(fmt(st["checks"], items=r.sep.join(checks)) if checks else st["checks_none"])
+        if role == "guard" or guards:
+            lines.append(fmt(st["guards"], items=r.sep.join(guards)) if guards else st["guards_none"])
+        if order:
+            lines.append(fmt(st["speaking_order"], order=r.seats(order)))
+        ledger = [fmt(st["claim_seat"], seat=r.s(s), items=r.sep.join(items)) for s, items in sorted(claims.items()) if items]
+        if ledger:
+            lines.append(fmt(st["claims"], items=st.get("claims_sep", "; ").join(ledger)))
+        if votes:
+            lines.append(fmt(st["votes"], items=st.get("claims_sep", "; ").join(votes)))
+        return lines
 
     def proposals_text(self, ctx: dict[str, Any]) -> str:
         """R24's conferral: the teammates' latest proposals (and the targets objected to), in words."""
@@ -615,6 +685,7 @@ class PromptBuilder:
         parts = [ContentPart(text=p) for p in history.parts]
         if parts:
             parts[-1] = ContentPart(text=parts[-1].text, cache=True)
+        self._events = observation.events
         parts.append(ContentPart(text=self.question(request, view, legal_text, notes, belief_seats, speech_chars)))
         user = ChatMessage(role="user", parts=tuple(parts))
         memory = dict(history.record)
