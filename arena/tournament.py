@@ -365,7 +365,7 @@ def fallback_share(path: Path) -> float | None:
     asked: dict[int, int] = {}
     fell_back: dict[int, int] = {}
     for line in decision_usages(blob):
-        seat = line.get("seat")
+        seat: int = line["seat"]
         asked[seat] = asked.get(seat, 0) + 1
         if line.get("defaulted"):
             fell_back[seat] = fell_back.get(seat, 0) + 1

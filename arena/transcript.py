@@ -251,7 +251,7 @@ def decision_usages(blob: bytes) -> Iterator[dict[str, Any]]:
                 line = json.loads(raw)
             except (ValueError, RecursionError):
                 continue  # a torn or damaged line: the readers report it
-            if isinstance(line, dict) and isinstance(line.get("usage"), dict):
+            if isinstance(line, dict) and isinstance(line.get("usage"), dict) and type(line.get("seat")) is int:
                 yield line
 
 
