@@ -13,8 +13,8 @@ from typing import Any
 from arena.actions import Answer, AnswerExtras, DecisionRequest
 from arena.engine import Game, GameSetup
 from arena.observation import Observation
-from arena.referee import Table, decision_fields, run_table_sync
-from arena.transcript import DecisionLine, EventLine, Transcript, read_transcript
+from arena.referee import Table, run_table_sync
+from arena.transcript import DecisionLine, EventLine, Transcript, decision_fields, read_transcript
 
 
 class ReplayMismatch(ValueError):

@@ -9,9 +9,9 @@ import pytest
 
 from agents.bots import RandomBot
 from arena.engine import GameSetup
-from arena.referee import decision_fields, play_sync
+from arena.referee import play_sync
 from arena.transcript import (DecisionLine, EventLine, LINE_ADAPTER, SCHEMA_VERSION, TranscriptError,
-                              TranscriptWriter, json_schema, read_transcript)
+                              TranscriptWriter, decision_fields, json_schema, read_transcript)
 
 
 def write_game(path: Path, seed: int = 3) -> None:
@@ -139,7 +139,7 @@ def test_a_plain_decision_line_is_assembled_to_the_same_bytes() -> None:
     from arena.actions import (YES_OR_NO, Answer, AnswerExtras, ChooseOption, DecisionRequest, Speak,
                                SpeechOrderChoice, choose_seat)
     from arena.engine import DecisionRecord
-    from arena.referee import _plain_decision_line, decision_line_json
+    from arena.transcript import _plain_decision_line, decision_line_json
     from arena.types import Kind
 
     class Spec:
