@@ -8,7 +8,12 @@ each memory strategy, averaged over the games that reached that day: under summa
 tokens per call stay flat, so a game's prompt tokens grow linearly with its number of days.
 
 The stand-in answers with realistic lengths (400-char reasoning, 600-char speeches) and counts
-tokens as characters/4. Its simulated prefix cache is account-wide, as OpenAI's and Anthropic's are:
+prompt tokens with a real offline BPE vocabulary (``--tokenizer``, default o200k_base, from the
+``bpe-openai`` package of the ``bench`` extra; ``chars4`` is the old characters/4 estimate).
+``--memory summary --games 40`` checks summary memory's budget: it lists the games whose prompt
+tokens (all twelve seats together) exceed ``--limit`` (100k).
+
+Its simulated prefix cache is account-wide, as OpenAI's and Anthropic's are:
 the twelve stand-ins of a game share one cache, which serves the longest prefix of a prompt that
 any earlier prompt of the game began with; ``cached_share`` applies OpenAI's rules to it (nothing
 under 1024 tokens, then 128-token blocks). The sequential bound is latency x the number of question
@@ -33,12 +38,13 @@ from arena.engine import GameSetup
 from arena.referee import run_game
 
 
-def play(memory: str, seed: int, latency: float) -> dict:
+def play(memory: str, seed: int, latency: float, tokenizer: str = "o200k_base", rules: dict | None = None) -> dict:
     """One game; the sequential bound counts the referee's question rounds that made a model call
     (the engine's ``pending()`` is called once per round, so calls are compared round to round)."""
     from arena.engine import Game
 
-    agents = [make_agent("mock:bench", seat=s, seed=seed, memory=memory, latency=latency) for s in range(1, 13)]
+    agents = [make_agent("mock:bench", seat=s, seed=seed, memory=memory, latency=latency, tokenizer=tokenizer)
+              for s in range(1, 13)]
     rounds_with_calls = 0
     last_total = 0
     original = Game.pending
@@ -70,7 +76,7 @@ def play(memory: str, seed: int, latency: float) -> dict:
     Game.pending = pending
     try:
         start = time.perf_counter()
-        result = asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=seed), agents))
+        result = asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=seed, rules=rules or {}), agents))
         wall = time.perf_counter() - start
     finally:
         Game.pending = original
@@ -87,11 +93,20 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=5)
     ap.add_argument("--latency", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=0, help="first seed (games use seed, seed+1, ...)")
+    ap.add_argument("--tokenizer", default="o200k_base", choices=["o200k_base", "cl100k_base", "chars4"])
+    ap.add_argument("--memory", default="full,summary", help="memory strategies, comma-separated")
+    ap.add_argument("--rule", action="append", default=[], help="switch=value for every game (repeatable)")
+    ap.add_argument("--limit", type=int, default=100_000, help="report the games whose largest seat exceeds this")
     args = ap.parse_args()
     by_day: dict[str, dict[int, list[list[int]]]] = {}
-    for memory in ("full", "summary"):
+    import yaml
+
+    rules = {k: yaml.safe_load(v) for k, _, v in (r.partition("=") for r in args.rule)}
+    print(f"tokenizer: {args.tokenizer}" + (f"; rules: {rules}" if rules else ""))
+    for memory in args.memory.split(","):
         seeds = range(args.seed, args.seed + args.games)
-        rows = [play(memory, seed, args.latency) for seed in seeds]
+        rows = [play(memory, seed, args.latency, args.tokenizer, rules) for seed in seeds]
+        over = [(seed, r["input"]) for seed, r in zip(seeds, rows) if r["input"] > args.limit]
         for r in rows:
             for day, row in r["per_day"].items():
                 by_day.setdefault(memory, {}).setdefault(day, []).append(row)
@@ -109,6 +124,8 @@ def main() -> None:
         longest = max(zip(seeds, rows), key=lambda sr: sr[1]["input"])
         print(f"{'':8s} largest game: seed {longest[0]}, {longest[1]['days']} days, "
               f"{longest[1]['calls']} calls, {longest[1]['input']:,} prompt tokens")
+        print(f"{'':8s} games over {args.limit:,} prompt tokens: {len(over)} of {n}"
+              + (": " + ", ".join(f"seed {s} {t:,}" for s, t in over) if over else ""))
         print(f"{'':8s} stable prefix shared with the seat's own previous prompt: {stable:.1%}")
         print(f"{'':8s} prefix servable by an account-wide prefix cache (what the providers cache): {servable:.1%}")
     print("per day (night d + day d; mean over the games that reached it):")

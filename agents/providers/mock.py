@@ -32,7 +32,8 @@ import hashlib
 import json
 import random
 import weakref
-from typing import Any
+from functools import lru_cache
+from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -72,10 +73,27 @@ class MockConfig(BaseModel):
     min_cached_tokens: int = Field(default=1024, description="prefix caching starts at this length (as OpenAI)")
     seed: int = 0
     script: list[Any] | None = None
+    #: How prompt and reply lengths become tokens: ``chars4`` (characters / 4, no dependency) or a real
+    #: offline BPE vocabulary of the ``bpe-openai`` package (``cl100k_base``, ``o200k_base``).
+    tokenizer: Literal["chars4", "cl100k_base", "o200k_base"] = "chars4"
 
 
 def _tokens(chars: int) -> int:
     return max(chars // 4, 1) if chars else 0  # ~4 characters a token: good enough for budgets
+
+
+@lru_cache(maxsize=4)
+def token_counter(name: str) -> Callable[[str], int]:
+    """Text -> tokens. ``chars4``: characters / 4; else the named BPE vocabulary, which ``bpe-openai``
+    ships inside the package (tiktoken would download it at first use)."""
+    if name == "chars4":
+        return lambda text: _tokens(len(text))
+    try:
+        import bpe_openai
+    except ImportError as exc:  # pragma: no cover - the bench extra is not installed
+        raise RuntimeError(f"tokenizer {name!r} needs the bpe-openai package (pip install 'werewolf-arena[bench]')") from exc
+    encoding = bpe_openai.get_encoding(name)
+    return lambda text: len(encoding.encode(text)) if text else 0
 
 
 class PrefixCache:
@@ -163,12 +181,13 @@ class MockProvider:
         previous = self._prefixes.get(convo, "")
         common = _common_prefix(previous, prompt)
         self._prefixes[convo] = prompt
-        self.stable_prefix_tokens += _tokens(common)
-        served = _tokens(self.cache.serve(prompt))
+        count = token_counter(self.config.tokenizer)
+        self.stable_prefix_tokens += count(prompt[:common])
+        served = count(prompt[:self.cache.serve(prompt)])
         self.servable_prefix_tokens += served
         cached = served if served >= self.config.min_cached_tokens else 0
         cached = cached // 128 * 128  # providers cache in blocks
-        return Usage(input=_tokens(len(prompt)), output=_tokens(output_chars), cached=cached)
+        return Usage(input=count(prompt), output=_tokens(output_chars), cached=cached)
 
     # ---- answers ----------------------------------------------------------------------------
     def _text(self, chars: int) -> str:
