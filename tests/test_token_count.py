@@ -19,10 +19,10 @@ def test_real_vocabularies_count_offline():
 
 
 def test_the_stand_in_reports_usage_in_the_configured_vocabulary():
-    from agents.providers import ChatMessage
+    from agents.providers import ChatMessage, ContentPart
 
     text = "Seat 3 votes for seat 12. " * 40
-    usage = {name: MockProvider("bench", MockConfig(tokenizer=name))._usage([ChatMessage(role="user", text=text)], 0)
+    usage = {name: MockProvider("bench", MockConfig(tokenizer=name))._usage([ChatMessage(role="user", parts=(ContentPart(text=text),))], 0)
              for name in ("chars4", "o200k_base")}
     assert usage["o200k_base"].input == token_counter("o200k_base")(text)
     assert usage["chars4"].input == len(text) // 4
