@@ -21,16 +21,19 @@ KEY_OPTION_NAMES = ("api_key", "apikey", "key", "auth_token", "anthropic_api_key
 # A password is matched up to its ``@`` whatever it holds: an unencoded ``/`` or ``#`` in a key
 # must not hide it (a path holding ``:`` and ``@`` is refused too, which costs a user an escape).
 _URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^/\s@?#:]*:[^\s@]*|[^/\s@?#:]+)@")
+# A key in a URL's query (``?key=...``, ``&api_key=...``), as some gateways take it.
+_URL_QUERY_KEY = re.compile(r"(?i)([?&](?:" + "|".join(re.escape(n) for n in KEY_OPTION_NAMES) + r")=)[^&#\s]+")
 
 
 def url_has_credentials(text: str) -> bool:
-    """True when ``text`` holds a URL with a user name or password in it."""
-    return bool(_URL_USERINFO.search(text))
+    """True when ``text`` holds a URL with a user name, a password or a query key in it."""
+    return bool(_URL_USERINFO.search(text) or ("://" in text and _URL_QUERY_KEY.search(text)))
 
 
 def strip_url_credentials(text: str) -> str:
-    """``text`` with the user info of every URL in it replaced by ``***``."""
-    return _URL_USERINFO.sub(lambda m: m.group(1) + "***@", text)
+    """``text`` with the user info and query keys of every URL in it replaced by ``***``."""
+    text = _URL_USERINFO.sub(lambda m: m.group(1) + "***@", text)
+    return _URL_QUERY_KEY.sub(lambda m: m.group(1) + "***", text) if "://" in text else text
 
 
 def strip_userinfo(url: str) -> str:
@@ -55,7 +58,7 @@ def credential_problems(value: Any, where: str = "") -> list[str]:
         for i, item in enumerate(value):
             found.extend(credential_problems(item, f"{where}[{i}]"))
     elif isinstance(value, str) and url_has_credentials(value):
-        found.append(f"{where or 'value'} (a URL with a user name or password)")
+        found.append(f"{where or 'value'} (a URL with a user name, password or key in it)")
     return found
 
 

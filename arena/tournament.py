@@ -99,7 +99,7 @@ class RosterEntry(BaseModel):
     @classmethod
     def _no_credentials_in_spec(cls, agent: str) -> str:
         if credential_problems(agent):
-            raise ValueError("the agent spec holds a URL with a user name or password; keys come only from "
+            raise ValueError("the agent spec holds a URL with a user name, password or key in it; keys come only from "
                              "OPENAI_API_KEY / ANTHROPIC_API_KEY or the keys file")
         return agent
 

@@ -11,6 +11,7 @@ import pytest
 
 from agents.heuristic import speech_version
 from agents.llm import prompt_version
+from agents.providers.base import ProviderConfigError
 from agents.registry import make_agent
 from arena.engine import GameSetup
 from arena.evaluate.ratings import RatingConfig
@@ -77,14 +78,15 @@ def test_prompt_version_is_stable_and_follows_the_language() -> None:
 
 
 def test_settings_keep_only_the_host_of_a_base_url(secret_env: None) -> None:
-    # A URL with a user name or password is refused before any agent is built (tests/test_credentials.py);
-    # a token in the query string is not user info, and the settings still drop everything but the host.
+    # The settings keep the scheme and host only; a URL with a user name, password or query key is
+    # refused before any agent is built (tests/test_credentials.py).
     pytest.importorskip("openai")
-    agent = make_agent("openai:gpt-4o-mini", seat=1,
-                       base_url=f"https://llm.example.org:8443/v1?key={SECRET}")
+    agent = make_agent("openai:gpt-4o-mini", seat=1, base_url="https://llm.example.org:8443/v1/tenant-7?region=eu")
     settings = agent.settings
     assert settings["endpoint"] == "https://llm.example.org:8443"
-    assert SECRET not in json.dumps(settings)
+    for url in (f"https://user:{SECRET}@llm.example.org:8443/v1", f"https://llm.example.org:8443/v1?key={SECRET}"):
+        with pytest.raises(ProviderConfigError):
+            make_agent("openai:gpt-4o-mini", seat=1, base_url=url)
 
 
 def test_config_card_shows_roster_versions_and_settings(tmp_path: Path, secret_env: None) -> None:

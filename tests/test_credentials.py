@@ -67,10 +67,11 @@ def write_yaml(path: Path, roster: str) -> Path:
     f"  - {{label: a, agent: 'openai:gpt-4o-mini', options: {{base_url: 'https://me:{SECRET}@api.example/v1'}}}}\n",
     f"  - {{label: a, agent: 'langchain:openai:gpt', options: {{model_kwargs: {{openai_api_key: '{SECRET}'}}}}}}\n",
     f"  - {{label: a, agent: 'local:m@http://me:{SECRET}@127.0.0.1:8080/v1'}}\n",
+    f"  - {{label: a, agent: 'openai:gpt-4o-mini', options: {{base_url: 'https://gw.example/v1?api_key={quote(SECRET, safe='')}'}}}}\n",
 ])
 def test_a_tournament_config_with_a_credential_is_refused_without_echoing_it(tmp_path: Path, entry: str) -> None:
     path = write_yaml(tmp_path / "t.yaml", entry + "  - {label: b, agent: 'bot:random'}\n")
-    with pytest.raises(TournamentError, match="not accepted|user name or password") as info:
+    with pytest.raises(TournamentError, match="not accepted|user name, password or key") as info:
         load_config(path)
     assert not leaked(str(info.value))
 
@@ -93,9 +94,12 @@ def test_tournament_json_is_scrubbed_even_of_an_option_that_slipped_through() ->
 def test_a_base_url_with_user_info_is_refused_everywhere(monkeypatch) -> None:
     for make in (lambda: make_agent("openai:gpt-4o-mini", seat=1, base_url=f"http://me:{SECRET}@127.0.0.1:9/v1"),
                  lambda: make_agent(f"local:m@http://me:{SECRET}@127.0.0.1:9/v1", seat=1)):
-        with pytest.raises(ProviderConfigError, match="user name or password") as info:
+        with pytest.raises(ProviderConfigError, match="user name, password or key") as info:
             make()
         assert not leaked(str(info.value))
+    with pytest.raises(ProviderConfigError, match="user name, password or key") as info:
+        make_agent("openai:gpt-4o-mini", seat=1, base_url=f"https://gw.example/v1?key={SECRET}")
+    assert not leaked(str(info.value))
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://me:{SECRET}@127.0.0.1:9/v1")
     with pytest.raises(ProviderConfigError, match="OPENAI_BASE_URL") as info:
         make_agent("openai:gpt-4o-mini", seat=1)
@@ -115,6 +119,7 @@ def test_redact_catches_every_encoding_of_a_known_key(form: int) -> None:
 
 def test_redact_strips_user_info_from_any_url() -> None:
     assert redact("see https://someone:hunter2-long@api.example.com/v1") == "see https://***@api.example.com/v1"
+    assert redact("GET https://gw.example/v1?region=eu&key=abc123xyz&x=1") == "GET https://gw.example/v1?region=eu&key=***&x=1"
 
 
 def test_a_server_echoing_the_auth_header_leaves_no_form_of_the_key_in_transcript_or_html(tmp_path: Path) -> None:

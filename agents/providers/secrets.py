@@ -121,13 +121,14 @@ def base_url(provider: str) -> str | None:
 
 
 def check_base_url(url: str, source: str) -> None:
-    """Refuse a URL with a user name or password: the SDK would send it as Basic auth on every call
-    and it would be written wherever the URL is. The message shows the URL without it."""
+    """Refuse a URL with a user name, password or query key: the SDK would send it on every call
+    (user info as Basic auth) and it would be written wherever the URL is. The message shows the
+    URL without it."""
     if url_has_credentials(url):
         from agents.providers.base import ProviderConfigError
 
         raise ProviderConfigError(
-            f"{source}: {strip_url_credentials(url)} carries a user name or password in the URL; remove it and "
+            f"{source}: {strip_url_credentials(url)} carries a user name, password or key in the URL; remove it and "
             "give the key through OPENAI_API_KEY / ANTHROPIC_API_KEY or the keys file")
 
 
