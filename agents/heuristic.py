@@ -48,13 +48,14 @@ import random
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import yaml
 
 from agents.base import SyncAgent
 from arena.evaluate.claims import parse_claims
-from arena.actions import Answer, DecisionRequest, IllegalAnswer
+from arena.actions import (Answer, ChooseOption, ChooseSeat, ChooseSeats, DecisionRequest, IllegalAnswer, LegalSet,
+                           Speak)
 from arena.observation import Observation
 from arena.resources import data_dir
 from arena.types import Kind, Role, is_wolf_card, parse_phase
@@ -97,6 +98,11 @@ PEEK_P = 0.5  # the little girl's chance to peek on a night: a 1-in-2 catch trad
 # ---- speech book -------------------------------------------------------------------------------
 
 @lru_cache(maxsize=None)
+def allows_none(legal: LegalSet) -> bool:
+    """Whether a seat question may be answered with nobody (only seat and seat-list questions can)."""
+    return isinstance(legal, (ChooseSeat, ChooseSeats)) and legal.allow_none
+
+
 def speech_book(lang: str) -> dict[str, Any]:
     """The templates and patterns of one language (English when the language has no file)."""
     path = PROMPTS_DIR / lang / SPEECH_FILE
@@ -322,9 +328,9 @@ class Memory:
             # Under seer_result=exact_role the result is the card: fold it to wolf / good.
             self.seer_results[e.target] = "wolf" if e.result == "wolf" or is_wolf_card(e.result) else "good"
         elif t == "witch_told":
-            night = parse_phase(e.phase)[1]
-            self.witch_told[night] = e.victim
-            self.witch_victims[night] = list(e.victims or ([e.victim] if e.victim is not None else []))
+            night_no = parse_phase(e.phase)[1]
+            self.witch_told[night_no] = e.victim
+            self.witch_victims[night_no] = list(e.victims or ([e.victim] if e.victim is not None else []))
         elif t == "witch_saved":
             self.witch_saved[parse_phase(e.phase)[1]] = e.target
         elif t == "witch_poisoned":
@@ -459,17 +465,15 @@ class HeuristicBot(SyncAgent):
             return request.check(request.default)
         except IllegalAnswer:
             legal = request.legal
-            if legal.type == "seat" and legal.options:
+            if isinstance(legal, (ChooseSeat, ChooseOption)) and legal.options:
                 return legal.options[0]
-            if legal.type == "option" and legal.options:
-                return legal.options[0]
-            if legal.type == "text":
+            if isinstance(legal, Speak):
                 return "pass"
             return request.default
 
     def _decide(self, req: DecisionRequest) -> Any:
         kind = req.kind
-        handler = {
+        handlers: dict[str, Callable[[DecisionRequest], Any]] = {
             Kind.GUARD: self._guard,
             Kind.WOLF_KILL: self._wolf_kill,
             Kind.WOLF_PROPOSE: self._wolf_kill,
@@ -511,7 +515,8 @@ class HeuristicBot(SyncAgent):
             Kind.SCAPEGOAT_BAN: self._scapegoat_ban,
             Kind.MAID_SWAP: self._maid_swap,
             Kind.AUX_POLICE_APPOINT: self._aux_police,
-        }.get(kind)
+        }
+        handler = handlers.get(kind)
         if handler is None:
             return self._safe_default(req)
         return handler(req)
@@ -783,8 +788,8 @@ class HeuristicBot(SyncAgent):
         revealed_wolves = {s for s, c in m.revealed.items() if is_wolf_card(c)}
         if revealed_wolves:
             wolf_votes = {(d, b, t) for d, b, v, t in m.ballots if v in revealed_wolves and t is not None}
-            for d, b, v, t in m.ballots:
-                if v not in revealed_wolves and (d, b, t) in wolf_votes:
+            for d, b, v, voted in m.ballots:
+                if v not in revealed_wolves and (d, b, voted) in wolf_votes:
                     evidence[v] += 0.1
         for s, c in m.claims.items():
             for _, target in c.votes:
@@ -849,7 +854,7 @@ class HeuristicBot(SyncAgent):
         last = req.context.get("last_guarded")
         options = [s for s in self._options(req) if s != last]  # under guard_repeat=void a repeat is wasted
         m = self.mem
-        if m.day == 1 and req.legal.allow_none:
+        if m.day == 1 and allows_none(req.legal):
             return None  # night 1: the witch will save; guarding too would kill (同守同救)
         trusted, _ = self.seer_status()
         if trusted is not None and trusted in options and trusted in m.alive:
@@ -879,7 +884,7 @@ class HeuristicBot(SyncAgent):
         """``witch_save`` and ``witch_original_save``: true/false for one shown victim; with several
         victims (003) the seat to save, or false."""
         legal = req.legal
-        if legal.type == "option":
+        if isinstance(legal, ChooseOption):
             seats = [o for o in legal.options if isinstance(o, int) and not isinstance(o, bool)]
             if not seats:
                 return False  # the save is not allowed now
@@ -988,12 +993,12 @@ class HeuristicBot(SyncAgent):
         options = list(getattr(legal, "options", ()))
         others = [s for s in options if s != self.seat]
         if len(options) < 2 or not others:
-            return None if legal.allow_none else req.default
+            return None if allows_none(legal) else req.default
         bel = self.beliefs()
         order = sorted(others, key=lambda s: (bel.get(s, PRIOR) + self.rng.random() * 0.05, s))
         if self.seat in options:
             return sorted([self.seat, order[0]])
-        return sorted(order[:2]) if len(order) >= 2 else (None if legal.allow_none else req.default)
+        return sorted(order[:2]) if len(order) >= 2 else (None if allows_none(legal) else req.default)
 
     def _cupid_witness(self, req: DecisionRequest) -> int | None:
         """003: a witness adds a member (and a vote) to the lovers camp: name the likeliest good player."""
@@ -1275,7 +1280,7 @@ class HeuristicBot(SyncAgent):
             mates = [s for s in options if s in m.wolves and pub.get(s, PRIOR) < 0.5]
             if mates:
                 return self._argmin(mates, pub, "badge")
-            if req.legal.allow_none:
+            if allows_none(req.legal):
                 return None
             return self._argmax(options, pub, "badge")
         bel = self.beliefs()

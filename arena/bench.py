@@ -18,7 +18,7 @@ import hashlib
 import json
 import subprocess
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Final, Literal, Sequence
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -30,7 +30,7 @@ from arena.evaluate.stats import Interval, wilson_interval
 from arena.resources import data_dir
 from arena.tournament import BoardEntry, RosterEntry, TournamentConfig, TournamentError, run_tournament
 
-ENTRY_SCHEMA_NAME = "werewolf-bench-entry"
+ENTRY_SCHEMA_NAME: Final = "werewolf-bench-entry"
 ENTRY_SCHEMA_VERSION = 1
 BENCH_DIR = data_dir("configs") / "bench"
 

@@ -429,3 +429,12 @@ def test_game4_badge_position_and_vote_sway(tmp_path: Path) -> None:
     # Speakers 2 and 3 voted 5; the other voters who could vote 5 (not 5 itself) all did; 5 targets each.
     r = row(m, "vote_sway", "A", "side:good")
     assert (r.value, r.n, r.chance) == (1.0, 8, pytest.approx(0.2))
+
+
+def test_scoring_counters_match_the_availability_report():
+    """The fast counters bumped while scoring and the reported availability name the same fields."""
+    from dataclasses import fields
+
+    from arena.evaluate.accumulate import Availability, Counts
+
+    assert [f.name for f in fields(Counts)] == list(Availability.model_fields)

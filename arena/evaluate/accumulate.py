@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field, make_dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -57,9 +57,25 @@ class Availability(BaseModel):
         }.get(need, True)
 
 
-# Availability's counters while scoring, as a plain dataclass with the same fields: a pydantic
-# model's __setattr__ is too slow to bump once per transcript line.
-Counts = make_dataclass("Counts", [(name, int, 0) for name in Availability.model_fields])
+@dataclass
+class Counts:
+    """Availability's counters while scoring, with the same fields (tests/test_eval_metrics.py holds them
+    equal): a pydantic model's __setattr__ is too slow to bump once per transcript line."""
+
+    games: int = 0
+    incomplete: int = 0
+    abandoned: int = 0
+    decisions: int = 0
+    belief_reports: int = 0
+    belief_reports_at_speech: int = 0
+    speeches_with_text: int = 0
+    speeches_with_claims: int = 0
+    decisions_with_reasoning: int = 0
+    decisions_with_usage: int = 0
+    decisions_with_cost: int = 0
+    decisions_with_latency: int = 0
+    sheriff_days: int = 0
+    self_play_games: int = 0
 
 
 class _Clustered:

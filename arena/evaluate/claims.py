@@ -383,15 +383,15 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
                     _add(out.roles, role)
                 strict, loose = _checks_in(seg, zh, players)
                 if pending_check is not None and not strict:
-                    m = (PRONOUN_RESULT_ZH if zh else PRONOUN_RESULT_EN).match(seg)
-                    if m and _result(m.group(1)):
-                        strict.append((m.start(), pending_check, _result(m.group(1)) or "good"))
+                    pronoun = (PRONOUN_RESULT_ZH if zh else PRONOUN_RESULT_EN).match(seg)
+                    if pronoun and _result(pronoun.group(1)):
+                        strict.append((pronoun.start(), pending_check, _result(pronoun.group(1)) or "good"))
                 pending_check = None
                 if not strict:
-                    m = re.search(rf"\b(?:checked|verified|inspected)\s+{_SEAT}\s*$", seg.strip(" .,"), re.I) or \
+                    trailing = re.search(rf"\b(?:checked|verified|inspected)\s+{_SEAT}\s*$", seg.strip(" .,"), re.I) or \
                         re.search(rf"(?:验了?|查验了?|查了)\s*{_ZH_SEAT}\s*[。，,.]?\s*$", seg.strip())
-                    if m:
-                        pending_check = int(m.group(1))
+                    if trailing:
+                        pending_check = int(trailing.group(1))
                 for _, seat, result in sorted(strict):
                     _add(out.checks, (seat, result))
                 for _, seat, result in sorted(loose):

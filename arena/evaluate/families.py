@@ -275,8 +275,8 @@ class Reliability(Family):
                 acc.mean("tokens_per_decision", a, tokens)
                 self.tokens[s] += tokens
                 self.has_usage.add(s)
-            for metric, value in usage_parts(usage).items():
-                self.parts[(metric, s)] += value
+            for metric, amount in usage_parts(usage).items():
+                self.parts[(metric, s)] += amount
             cost = usage_cost(usage)
             if cost is not None:
                 avail.decisions_with_cost += 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from arena.transcript import (
     DECISION_LINE_START,
@@ -25,6 +25,8 @@ from arena.transcript import (
     read_transcript,
 )
 
+# orjson's loads and json's both take bytes or str and give plain JSON values.
+_loads: Callable[[bytes | str], Any]
 try:
     import orjson
 

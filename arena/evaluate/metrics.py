@@ -246,6 +246,8 @@ def _rate_row(agent: str, group: str, r: _Rate, correct: bool) -> MetricRow:
     n = r.n
     value = r.k / n if n else None
     games = r.games
+    low: float | None
+    high: float | None
     if n:
         y, cn = r.totals()
         low, high = clustered_rate_interval(y, cn)
@@ -359,9 +361,9 @@ def finish_metrics(acc: Accumulator) -> list[MetricResult]:
     for (mid, agent, group), r in acc.rates.items():
         rows[mid].append(_rate_row(agent, group, r, CATALOGUE_BY_ID[mid].chance_corrected))
         rows[mid][-1].examples = _examples(acc, r.gc)
-    for (mid, agent, group), m in acc.means.items():
-        rows[mid].append(_mean_row(agent, group, m))
-        rows[mid][-1].examples = _examples(acc, m.gc)
+    for (mid, agent, group), mean in acc.means.items():
+        rows[mid].append(_mean_row(agent, group, mean))
+        rows[mid][-1].examples = _examples(acc, mean.gc)
     for (mid, agent, group), a in acc.aucs.items():
         rows[mid].append(_auc_row(agent, group, a))
         rows[mid][-1].examples = _examples(acc, a.clusters)

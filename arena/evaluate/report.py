@@ -29,6 +29,7 @@ from arena.evaluate.metrics import (
     Availability,
     BalanceReport,
     MetricResult,
+    MetricRow,
     balance_report,
     finish_metrics,
     score_game,
@@ -138,7 +139,7 @@ def _config_card(headers: Sequence[dict[str, Any]]) -> ConfigCard | None:
     all_versions: Counter[str] = Counter()
     for c in versions.values():
         all_versions.update(c)
-    seeds = [h.get("seed") for h in headers if isinstance(h.get("seed"), int)]
+    seeds = [seed for h in headers if isinstance(seed := h.get("seed"), int)]
     return ConfigCard(
         boards=dict(sorted(boards.items())),
         rule_overrides=overrides,
@@ -616,12 +617,11 @@ def _plots(report: Report) -> dict[str, str]:
             continue
         fig, ax = plt.subplots(figsize=(7, 0.5 + 0.32 * len(rows)))
         ys = np.arange(len(rows))[::-1]
-        for y, (m, r) in zip(ys, rows):
-            lo = max(0.0, r.value - r.low) if r.low is not None else 0
-            hi = max(0.0, r.high - r.value) if r.high is not None else 0
-            ax.errorbar([r.value], [y], xerr=[[lo], [hi]], fmt="o", capsize=3, color="#1f5f99")
-            if r.chance is not None:
-                ax.plot([r.chance], [y], "|", color="#c0392b", markersize=12)
+        for y, (_, row) in zip(ys, rows):
+            value, xerr = _error_bar(row)
+            ax.errorbar([value], [y], xerr=xerr, fmt="o", capsize=3, color="#1f5f99")
+            if row.chance is not None:
+                ax.plot([row.chance], [y], "|", color="#c0392b", markersize=12)
         ax.set_yticks(ys, [f"{m.id} · {r.agent}" for m, r in rows], fontsize=8)
         ax.set_title(f"{section.capitalize()} (red tick: chance baseline)")
         plots[f"section:{section}"] = _png(fig)
@@ -629,6 +629,16 @@ def _plots(report: Report) -> dict[str, str]:
     if cost_plot is not None:
         plots["cost_vs_rating"] = cost_plot
     return plots
+
+
+def _error_bar(row: MetricRow) -> tuple[float, list[list[float]]]:
+    """A plotted row's value and its interval as matplotlib's error lengths (below, above); a row
+    without an interval gets none."""
+    value = row.value
+    assert value is not None, "only rows with a value are plotted"
+    below = max(0.0, value - row.low) if row.low is not None else 0
+    above = max(0.0, row.high - value) if row.high is not None else 0
+    return value, [[below], [above]]
 
 
 def _cost_vs_rating(report: Report, plt: Any) -> str | None:
@@ -641,10 +651,9 @@ def _cost_vs_rating(report: Report, plt: Any) -> str | None:
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for r in rows:
         sk = skills[r.agent]
-        xerr = [[max(0.0, r.value - r.low) if r.low is not None else 0],
-                [max(0.0, r.high - r.value) if r.high is not None else 0]]
+        value, xerr = _error_bar(r)
         yerr = [[max(0.0, sk.estimate - sk.low)], [max(0.0, sk.high - sk.estimate)]]
-        ax.errorbar([r.value], [sk.estimate], xerr=xerr, yerr=yerr, fmt="o", capsize=3, color="#1f5f99")
+        ax.errorbar([value], [sk.estimate], xerr=xerr, yerr=yerr, fmt="o", capsize=3, color="#1f5f99")
         ax.annotate(r.agent, (r.value, sk.estimate), textcoords="offset points", xytext=(5, 5), fontsize=8)
     ax.set_xlabel("cost per seat-game (USD), 95% interval")
     ax.set_ylabel("Bradley-Terry skill, 95% interval")

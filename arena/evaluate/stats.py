@@ -351,7 +351,7 @@ def games_to_separate(diff: float, se_now: float, n_now: int, z: float = Z95) ->
 
 def ranks_by_pairwise_tests(names: Sequence[str], samples: np.ndarray, alpha: float = 0.05,
                             games: dict[str, int] | None = None,
-                            estimates: Sequence[float] | None = None) -> tuple[dict[str, int], int]:
+                            estimates: Sequence[float] | np.ndarray | None = None) -> tuple[dict[str, int], int]:
     """Rank = 1 + number of entries shown better than this one, by Holm-corrected pairwise tests.
 
     ``samples`` holds one bootstrap draw per row and one entry per column; ``estimates`` the full-data

@@ -94,11 +94,11 @@ def table_page(room: Room, watcher: Watcher) -> str:
     """The replay page's template, assets and labels, with an empty game the socket fills in."""
     from arena.viewer import page_labels, render_html
 
-    labels = {}
+    labels: dict[str, dict[str, Any]] = {}
     for code in LANGS:
         labels[code] = dict(page_labels(code))
         labels[code]["web"] = web_labels(code)
-    data = {
+    data: dict[str, Any] = {
         "meta": {"game_id": room.preset, "preset": room.preset, "seed": "?", "players": room.players,
                  "lang": room.lang, "transcript_lang": room.lang, "package_version": "",
                  "agents": [{"seat": i + 1, "spec": spec, "label": None} for i, spec in enumerate(room.specs)],

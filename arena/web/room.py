@@ -27,7 +27,7 @@ from typing import Any, Awaitable, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from arena.actions import Answer, AnswerExtras, DecisionRequest, IllegalAnswer
+from arena.actions import Answer, AnswerExtras, DecisionRequest, IllegalAnswer, Speak
 from arena.events import Event
 from arena.narration import LANGS
 from arena.observation import Observation, public_events, visible_events
@@ -284,7 +284,7 @@ class Room:
 
     def time_limit(self, request: DecisionRequest) -> float | None:
         legal = request.legal
-        if legal.type == "text":  # R64's limit, carried by the speech's legal set
+        if isinstance(legal, Speak):  # R64's limit, carried by the speech's legal set
             return float(legal.seconds) if legal.seconds and self.spec.speech_timer else None
         return self.spec.action_seconds
 
@@ -313,7 +313,8 @@ class Room:
                 question.wake.clear()
                 waker = loop.create_task(question.wake.wait())
                 try:
-                    await asyncio.wait({question.future, waker}, timeout=timeout,
+                    awaited: set[asyncio.Future[Any]] = {question.future, waker}
+                    await asyncio.wait(awaited, timeout=timeout,
                                        return_when=asyncio.FIRST_COMPLETED)
                 finally:
                     waker.cancel()
@@ -342,7 +343,7 @@ class Room:
             return "this question is no longer open (answered, timed out or replaced)"
         request = question.request
         legal = request.legal
-        if legal.type == "text":
+        if isinstance(legal, Speak):
             if isinstance(value, str) and len(value) > legal.max_chars:
                 return f"the speech is too long: at most {legal.max_chars} characters"
             if (value is None or (isinstance(value, str) and not value.strip())) and request.kind in OPTIONAL_SPEECHES:
