@@ -401,8 +401,9 @@ def test_flaky_games_finish_record_every_fault_and_never_leak_hidden_information
 
 
 @pytest.mark.slow
-def test_two_hundred_flaky_games():
-    assert sum(check_flaky_game(seed) for seed in range(100, 300)) > 0
+def test_a_hundred_flaky_games():
+    # 100 games take about 6 minutes here: most of it is waiting out the injected hangs.
+    assert sum(check_flaky_game(seed) for seed in range(100, 200)) > 0
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
