@@ -364,6 +364,7 @@ def phase_blocks(events: Sequence[Any]) -> list[tuple[str, list[Any]]]:
 class History:
     parts: list[str]
     record: dict[str, Any] = field(default_factory=dict)
+    digest: bool = False  # the first part is summary memory's digest of older phases
 
 
 def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: str, window: int,
@@ -402,10 +403,14 @@ def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: 
     record = {"strategy": strategy, "events": len(events), "phases": len(blocks)}
     if strategy == "summary":
         record.update(digested=digest_phases, verbatim=[p for p, _ in recent])
-    return History(parts=parts, record=record)
+    return History(parts=parts, record=record, digest=bool(digest_phases))
 
 
 # ---- the whole prompt --------------------------------------------------------------------
+
+#: The sections of a prompt, in order (``BuiltPrompt.sections``): what a token budget is spent on.
+SECTIONS = ("rules", "role", "digest", "recent", "state", "notes", "question")
+
 
 @dataclass
 class BuiltPrompt:
@@ -413,6 +418,9 @@ class BuiltPrompt:
     memory: dict[str, Any]
     legal_text: str
     belief_seats: list[int]
+    #: The prompt's text by section (:data:`SECTIONS`): the rules block, the seat's briefing, the
+    #: digest of older phases, the phases kept verbatim, the state lines, the notes, the question.
+    sections: dict[str, str] = field(default_factory=dict)
 
 
 class PromptBuilder:
@@ -549,7 +557,12 @@ class PromptBuilder:
 
     def question(self, request: Any, view: SeatView, legal_text: str, notes: str | None,
                  belief_seats: list[int], speech_chars: int | None) -> str:
-        """The prompt's last part, all of it volatile: the state line, the notes, the question.
+        """The prompt's last part, all of it volatile: the state line, the notes, the question."""
+        return "\n".join(self.question_sections(request, view, legal_text, notes, belief_seats, speech_chars).values())
+
+    def question_sections(self, request: Any, view: SeatView, legal_text: str, notes: str | None,
+                          belief_seats: list[int], speech_chars: int | None) -> dict[str, str]:
+        """The prompt's last part by section (``state``, ``notes``, ``question``), all of it volatile.
         The seat, its card and the answer format are not repeated here: the system prompt has them
         (summary memory's compact card gives the JSON shape in one line; a question that wants beliefs
         adds their shape)."""
@@ -581,11 +594,12 @@ class PromptBuilder:
         if mode is not None:  # the scapegoat's rule in words (ban_list / allow_list, R156)
             fields["scapegoat_rule"] = d["scapegoat_rule"][mode]
         template = d["kinds"][request.kind]  # every kind has its question (tests/test_coverage.py)
-        ask = fmt(template, **fields)
-        lines = [now, *self.state_lines(view, self._events), fmt(d["notes"], notes=notes) if notes else d["no_notes"], ask]
+        ask = [fmt(template, **fields)]
         if belief_seats:
-            lines.append(d["beliefs_short" if self.memory == "summary" and "beliefs_short" in d else "beliefs_ask"])
-        return "\n".join(lines)
+            ask.append(d["beliefs_short" if self.memory == "summary" and "beliefs_short" in d else "beliefs_ask"])
+        return {"state": "\n".join([now, *self.state_lines(view, self._events)]),
+                "notes": fmt(d["notes"], notes=notes) if notes else d["no_notes"],
+                "question": "\n".join(ask)}
 
     def state_lines(self, view: SeatView, events: Sequence[Any]) -> list[str]:
         """What this seat knows, gathered from its visible events so that it need not dig through the
@@ -686,8 +700,13 @@ class PromptBuilder:
         if parts:
             parts[-1] = ContentPart(text=parts[-1].text, cache=True)
         self._events = observation.events
-        parts.append(ContentPart(text=self.question(request, view, legal_text, notes, belief_seats, speech_chars)))
+        asked = self.question_sections(request, view, legal_text, notes, belief_seats, speech_chars)
+        parts.append(ContentPart(text="\n".join(asked.values())))
         user = ChatMessage(role="user", parts=tuple(parts))
         memory = dict(history.record)
         memory["notes"] = notes
-        return BuiltPrompt(messages=[system, user], memory=memory, legal_text=legal_text, belief_seats=belief_seats)
+        digest = history.parts[0] if history.digest else ""
+        sections = {"rules": system.parts[0].text, "role": system.parts[1].text, "digest": digest,
+                    "recent": "".join(history.parts[1 if history.digest else 0:]), **asked}
+        return BuiltPrompt(messages=[system, user], memory=memory, legal_text=legal_text, belief_seats=belief_seats,
+                           sections=sections)

@@ -33,12 +33,15 @@ import argparse
 import asyncio
 import time
 
+from agents.llm_prompts import SECTIONS, PromptBuilder
+from agents.providers.mock import token_counter
 from agents.registry import make_agent
 from arena.engine import GameSetup
 from arena.referee import run_game
 
 
-def play(memory: str, seed: int, latency: float, tokenizer: str = "o200k_base", rules: dict | None = None) -> dict:
+def play(memory: str, seed: int, latency: float, tokenizer: str = "o200k_base", rules: dict | None = None,
+         lang: str = "en") -> dict:
     """One game; the sequential bound counts the referee's question rounds that made a model call
     (the engine's ``pending()`` is called once per round, so calls are compared round to round)."""
     from arena.engine import Game
@@ -58,6 +61,10 @@ def play(memory: str, seed: int, latency: float, tokenizer: str = "o200k_base", 
         return original(game)
 
     per_day: dict[int, list[int]] = {}  # day -> [calls, prompt tokens]
+    per_kind: dict[str, list[int]] = {}  # decision kind -> [calls, prompt tokens]
+    per_section: dict[str, int] = dict.fromkeys(SECTIONS, 0)  # prompt section -> tokens
+    per_seat: dict[int, int] = {}  # seat -> prompt tokens
+    count = token_counter(tokenizer)
 
     def metered(agent):
         decide = agent.decide
@@ -65,27 +72,64 @@ def play(memory: str, seed: int, latency: float, tokenizer: str = "o200k_base", 
         async def wrapped(observation, request):
             calls, tokens = agent.calls, agent.usage.input
             answer = await decide(observation, request)
-            row = per_day.setdefault(int(request.phase[1:]), [0, 0])
-            row[0] += agent.calls - calls
-            row[1] += agent.usage.input - tokens
+            for table, key in ((per_day, int(request.phase[1:])), (per_kind, str(request.kind))):
+                row = table.setdefault(key, [0, 0])
+                row[0] += agent.calls - calls
+                row[1] += agent.usage.input - tokens
+            per_seat[agent.seat] = per_seat.get(agent.seat, 0) + agent.usage.input - tokens
             return answer
         agent.decide = wrapped
+
+    def build(builder, *args, **kwargs):
+        built = original_build(builder, *args, **kwargs)
+        for name, text in built.sections.items():
+            per_section[name] += count(text)
+        return built
 
     for a in agents:
         metered(a)
     Game.pending = pending
+    original_build = PromptBuilder.build
+    PromptBuilder.build = build  # type: ignore[method-assign]
     try:
         start = time.perf_counter()
-        result = asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=seed, rules=rules or {}), agents))
+        result = asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=seed, rules=rules or {}), agents,
+                                      lang=lang))
         wall = time.perf_counter() - start
     finally:
         Game.pending = original
+        PromptBuilder.build = original_build  # type: ignore[method-assign]
     mocks = [a.provider.provider for a in agents]
     return {"calls": sum(a.calls for a in agents), "input": sum(a.usage.input for a in agents),
             "cached": sum(a.usage.cached for a in agents), "days": int(result.phase[1:]),
             "stable": sum(m.stable_prefix_tokens for m in mocks),
             "servable": sum(m.servable_prefix_tokens for m in mocks), "wall": wall,
-            "bound": rounds_with_calls * latency, "per_day": per_day}
+            "bound": rounds_with_calls * latency, "per_day": per_day, "per_kind": per_kind,
+            "per_section": per_section, "largest_seat": max(per_seat.values(), default=0)}
+
+
+def print_breakdown(rows: list[dict]) -> None:
+    """Where a game's prompt tokens go: by decision kind (calls and tokens per game, tokens per call)
+    and by prompt section (each section tokenized alone, so the sections' sum differs from the
+    prompts' count by a few tokens at each seam)."""
+    n = len(rows)
+    total = sum(r["input"] for r in rows) / n
+    kinds: dict[str, list[int]] = {}
+    for r in rows:
+        for kind, (calls, tokens) in r["per_kind"].items():
+            row = kinds.setdefault(kind, [0, 0])
+            row[0] += calls
+            row[1] += tokens
+    print(f"{'':8s} by decision kind (per game):  {'kind':24s} {'calls':>7} {'tokens':>9} {'share':>6} {'tok/call':>8}")
+    for kind, (calls, tokens) in sorted(kinds.items(), key=lambda kv: -kv[1][1]):
+        if calls:
+            print(f"{'':38s}{kind:24s} {calls / n:7.1f} {tokens / n:9,.0f} {tokens / n / max(total, 1):6.1%} "
+                  f"{tokens / calls:8,.0f}")
+    sections = {name: sum(r["per_section"][name] for r in rows) / n for name in SECTIONS}
+    summed = sum(sections.values())
+    print(f"{'':8s} by prompt section (per game): {'section':24s} {'':>7} {'tokens':>9} {'share':>6}")
+    for name, tokens in sections.items():
+        print(f"{'':38s}{name:24s} {'':>7} {tokens:9,.0f} {tokens / max(summed, 1):6.1%}")
 
 
 def main() -> None:
@@ -96,16 +140,21 @@ def main() -> None:
     ap.add_argument("--tokenizer", default="o200k_base", choices=["o200k_base", "cl100k_base", "chars4"])
     ap.add_argument("--memory", default="full,summary", help="memory strategies, comma-separated")
     ap.add_argument("--rule", action="append", default=[], help="switch=value for every game (repeatable)")
-    ap.add_argument("--limit", type=int, default=100_000, help="report the games whose largest seat exceeds this")
+    ap.add_argument("--limit", type=int, default=100_000,
+                    help="report the games whose prompt tokens (all twelve seats together) exceed this")
+    ap.add_argument("--lang", default="en", choices=["en", "zh"], help="the table's language")
+    ap.add_argument("--breakdown", action=argparse.BooleanOptionalAction, default=True,
+                    help="print where the tokens go: per decision kind and per prompt section")
     args = ap.parse_args()
     by_day: dict[str, dict[int, list[list[int]]]] = {}
     import yaml
 
     rules = {k: yaml.safe_load(v) for k, _, v in (r.partition("=") for r in args.rule)}
-    print(f"tokenizer: {args.tokenizer}" + (f"; rules: {rules}" if rules else ""))
+    print(f"tokenizer: {args.tokenizer}; language: {args.lang}" + (f"; rules: {rules}" if rules else ""))
+    print("prompt tokens per game: every prompt sent by the twelve seats together, cached or not")
     for memory in args.memory.split(","):
         seeds = range(args.seed, args.seed + args.games)
-        rows = [play(memory, seed, args.latency, args.tokenizer, rules) for seed in seeds]
+        rows = [play(memory, seed, args.latency, args.tokenizer, rules, args.lang) for seed in seeds]
         over = [(seed, r["input"]) for seed, r in zip(seeds, rows) if r["input"] > args.limit]
         for r in rows:
             for day, row in r["per_day"].items():
@@ -126,8 +175,13 @@ def main() -> None:
               f"{longest[1]['calls']} calls, {longest[1]['input']:,} prompt tokens")
         print(f"{'':8s} games over {args.limit:,} prompt tokens: {len(over)} of {n}"
               + (": " + ", ".join(f"seed {s} {t:,}" for s, t in over) if over else ""))
+        print(f"{'':8s} largest single seat: {max(r['largest_seat'] for r in rows):,} prompt tokens in one game")
         print(f"{'':8s} stable prefix shared with the seat's own previous prompt: {stable:.1%}")
         print(f"{'':8s} prefix servable by an account-wide prefix cache (what the providers cache): {servable:.1%}")
+        print(f"{'':8s} not served from the cache (OpenAI's rules): {1 - cached:.1%} "
+              f"= {tokens * (1 - cached):,.0f} tokens/game")
+        if args.breakdown:
+            print_breakdown(rows)
     print("per day (night d + day d; mean over the games that reached it):")
     print(f"{'day':>3} {'games':>5} " + " ".join(f"{m + ' calls':>13} {m + ' tokens':>14} {m + ' tok/call':>16}"
                                              for m in by_day))
