@@ -528,10 +528,10 @@ class PromptBuilder:
     @staticmethod
     def may_self_destruct(observation: Observation, view: SeatView) -> bool:
         """R66: the rules in force let this seat's card self-destruct."""
-        from arena.rules.wolves import SELF_DESTRUCT_CARDS
+        from arena.rules.wolves import self_destruct_cards
 
         role = getattr(view.role, "value", view.role)
-        return bool(observation.switches.get("self_destruct")) and role in {r.value for r in SELF_DESTRUCT_CARDS}
+        return bool(observation.switches.get("self_destruct")) and role in {r.value for r in self_destruct_cards()}
 
     # -- the question --
     def legal_text(self, legal: Any) -> str:

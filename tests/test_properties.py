@@ -146,7 +146,7 @@ def test_memoised_views_of_the_state_always_equal_a_fresh_count(config: tuple[st
 
     from agents.bots import random_choice
     from arena.engine import Game
-    from arena.rules.wolves import SELF_DESTRUCT_CARDS, self_destruct_seats
+    from arena.rules.wolves import self_destruct_cards, self_destruct_seats
 
     preset, seed, rules = config
     game = Game(GameSetup(preset=preset, seed=seed, rules=rules))
@@ -158,6 +158,6 @@ def test_memoised_views_of_the_state_always_equal_a_fresh_count(config: tuple[st
         for card in {p.card for _, p in players}:
             assert state.holders(card) == [s for s, p in players if p.card == card and p.alive]
             assert state.holders(card, alive_only=False) == [s for s, p in players if p.card == card]
-        expected = [s for s, p in players if p.alive and p.card in SELF_DESTRUCT_CARDS] if game.sw.self_destruct else []
+        expected = [s for s, p in players if p.alive and p.card in self_destruct_cards()] if game.sw.self_destruct else []
         assert self_destruct_seats(game) == expected
         game.submit({r.id: random_choice(r, rng) for r in game.pending()})

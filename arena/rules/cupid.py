@@ -14,7 +14,7 @@ Cupid is never told the lovers' cards (R144: he "works it out").
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from arena.actions import ChooseSeat, ChooseSeats
 from arena.events import LoversLinked, LoversRecognised, WitnessNamed, only
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from arena.engine import Game
     from arena.flow import Flow
     from arena.rules.night import Night
+    from arena.state import GameState
 
 
 def legal_link(game: "Game", night: "Night", cupid: int) -> ChooseSeats:
@@ -99,6 +100,11 @@ def lovers_knife_holders(game: "Game") -> list[int]:
     return [s for s, c in camps.items() if c == Camp.LOVERS]
 
 
+def side_class(state: "GameState") -> Literal["villager"] | None:
+    """R173: with ``cupid_side_class=villager`` Cupid counts as an ordinary villager for the side kill."""
+    return "villager" if state.rules.switches.cupid_side_class == "villager" else None
+
+
 def is_lover(game: "Game", seat: int) -> bool:
     return game.state.lovers is not None and seat in game.state.lovers
 
@@ -111,5 +117,5 @@ SPEC = RoleSpec(
            NightStepSpec("lovers", lovers_step, called_for=Role.CUPID, pretend_when_absent=True,
                          sits={"order_000": (30, "n1"), "order_001": (30, "n1"), "order_004a": (30, "n1"),
                                "order_004c": (30, "n1"), "order_003": (30, "all")})),
-    state=("lovers", "cupid", "witness"),
+    state=("lovers", "cupid", "witness"), takes_the_knife=lovers_knife_holders, side_class=side_class,
 )

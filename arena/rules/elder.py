@@ -20,22 +20,17 @@ information (R30).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from arena.events import ElderLifeLost, REFEREE, SkillsLost
 from arena.types import WOLF_ATTACKS, Camp, Cause, Role
-from arena.rules.registry import AttackShield, NightStepSpec, RoleSpec
+from arena.rules.registry import AttackShield, NightStepSpec, RoleSpec, registry
 
 if TYPE_CHECKING:
     from arena.engine import Game
     from arena.rules.night import Night
+    from arena.state import GameState
 
-#: Roles whose skills the penalty removes, per ``elder_penalty_scope`` (OQ41). Data, not code.
-PENALTY_SCOPE: dict[str, frozenset[Role]] = {
-    "all_good_skills": frozenset({Role.SEER, Role.WITCH, Role.HUNTER, Role.GUARD, Role.IDIOT, Role.LITTLE_GIRL,
-                                  Role.SCAPEGOAT, Role.MAID, Role.TRAVELER}),
-    "good_god_skills": frozenset({Role.SEER, Role.WITCH, Role.HUNTER, Role.GUARD, Role.IDIOT, Role.SCAPEGOAT}),
-}
 #: Causes of the elder's death that trigger the penalty (R133): the village's own killings.
 PENALTY_CAUSES = frozenset({Cause.EXILE, Cause.POISON, Cause.SHOT, Cause.HUNTING_GUN})
 
@@ -96,7 +91,7 @@ def penalty_in_batch(game: "Game", causes: dict[int, list[Cause]]) -> list[int]:
                  and not (set(cs) & PENALTY_CAUSES == {Cause.SHOT} and shot_by_wolf_king(game, seat))]
     if not triggered:
         return []
-    scope = PENALTY_SCOPE[game.sw.elder_penalty_scope]
+    scope = registry().good_skills(game.sw.elder_penalty_scope)  # each card says if the penalty takes it
     seats = sorted(s for s in state.players if state.card(s) in scope and s not in state.disabled)
     if seats:
         game.emit(SkillsLost(phase=state.phase, visibility=REFEREE, seats=seats, reason="elder_penalty"))
@@ -112,10 +107,17 @@ def shot_by_wolf_king(game: "Game", seat: int) -> bool:
 
 
 def lost_idiots(game: "Game", seats: list[int], causes: dict[int, list[Cause]]) -> list[int]:
-    """R139: a revealed idiot whose skill is lost is removed at once (``skill_loss``)."""
+    """R139: those who are removed at once when their skill is lost (a revealed idiot, ``skill_loss``)."""
     state = game.state
-    return [s for s in seats if state.card(s) == Role.IDIOT and state.players[s].idiot_revealed
+    specs = registry().specs
+    return [s for s in seats if (dies := specs[state.card(s)].dies_without_skill) is not None and dies(state, s)
             and state.is_alive(s) and s not in causes]
+
+
+def side_class(state: "GameState") -> Literal["villager"] | None:
+    """R136 (004 §C): with a thief in the game the elder counts as an ordinary villager, not a key role."""
+    sw = state.rules.switches
+    return "villager" if sw.win_mode == "villagers_or_key_roles" and Role.THIEF in state.rules.preset.cards else None
 
 
 def shield(game: "Game", night: "Night", target: int, cause: Cause) -> bool:
@@ -131,5 +133,6 @@ SPEC = RoleSpec(
     # The elder is called in 000 and 004 §C but is asked nothing (R130): his life is a passive rule.
     steps=(NightStepSpec("elder", None, called_for=Role.ELDER, sits={"order_000": (50, "all"), "order_004c": (50, "n1")}),),
     shield=AttackShield(rank=40, void=shield), in_batch=penalty_in_batch, end_of_night=end_of_night,
+    side_class=side_class,
     state=("extra_life_used", "disabled"),
 )

@@ -60,4 +60,5 @@ SPEC = RoleSpec(
                          sits={"order_000": (40, "all"), "order_004a": (40, "all"), "order_004c": (60, "all"),
                                "order_003": (50, "all")}),),
     state=("guard_last",),
+    good_skill="god",
 )

@@ -84,4 +84,5 @@ SPEC = RoleSpec(
            NightStepSpec("hunting_gun", hunting_gun_step, called_for=Role.HUNTER, sits={"order_003": (100, "all")})),
     death_skill=DeathSkill(kind=Kind.HUNTER_SHOOT, usable=can_shoot, announce=announce_shot),
     state=("hunting_gun_used",),
+    good_skill="god",
 )

@@ -25,6 +25,7 @@ from arena.rules.registry import NightStepSpec, RoleSpec
 if TYPE_CHECKING:
     from arena.engine import Game
     from arena.flow import Flow
+    from arena.state import GameState
 
 #: Interjections and replies are remarks, not speeches with a time slot (R64 is silent): the shortest
 #: speech length the engine grants (speech.speak_legal's floor), one immutable legal set for all of them.
@@ -101,9 +102,15 @@ def reveal_on_exile(game: "Game", seat: int) -> "Flow":
     return True
 
 
+def dies_without_skill(state: "GameState", seat: int) -> bool:
+    """R139: a revealed idiot whose skill is lost is removed at once (``skill_loss``)."""
+    return state.players[seat].idiot_revealed
+
+
 SPEC = RoleSpec(
     role=Role.IDIOT, camp=Camp.VILLAGE, kinds=(Kind.IDIOT_REVEAL, Kind.IDIOT_INTERJECT),
     # Called in 000 though he does nothing at night (R137 is a day skill).
     steps=(NightStepSpec("idiot", None, called_for=Role.IDIOT, sits={"order_000": (100, "all")}),),
     exile_reprieve=reveal_on_exile,
+    good_skill="god", dies_without_skill=dies_without_skill,
 )

@@ -89,4 +89,5 @@ SPEC = RoleSpec(
     # order that deals her, her step is called right before the wolves' (R152).
     steps=(NightStepSpec("little_girl", night_step, called_for=Role.LITTLE_GIRL, sits={"order_001": (50, "all")},
                          elsewhere_before="wolves"),),
+    good_skill="other", forbids_knife=knife_forbidden,
 )

@@ -45,4 +45,4 @@ def offer(game: "Game", exiled: int) -> "Flow":
         return
 
 
-SPEC = RoleSpec(role=Role.MAID, camp=Camp.VILLAGE, kinds=(Kind.MAID_SWAP,), after_exile=offer)
+SPEC = RoleSpec(role=Role.MAID, camp=Camp.VILLAGE, kinds=(Kind.MAID_SWAP,), after_exile=offer, good_skill="other")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Callable, Literal, Mapping
 
 from arena.types import Camp, Cause, Kind, Role
@@ -26,8 +26,9 @@ from arena.types import Camp, Cause, Kind, Role
 if TYPE_CHECKING:
     from arena.engine import Game
     from arena.flow import Flow
-    from arena.rules.deaths import Departed
+    from arena.rules.deaths import Chain, Departed
     from arena.rules.night import Night
+    from arena.state import GameState
 
 Nights = Literal["n1", "all"]
 StepFn = Callable[["Game", "Night"], "Flow"]
@@ -95,6 +96,27 @@ class RoleSpec:
     exile_reprieve: Callable[["Game", int], "Flow"] | None = None
     #: Called after every exile's consequences (R160: the maid may take the exiled player's card).
     after_exile: Callable[["Game", int], "Flow"] | None = None
+    #: R148: the living seats that hold the wolves' knife instead of the wolf cards (an empty list: not now).
+    takes_the_knife: Callable[["Game"], list[int]] | None = None
+    #: R167: the holder of this wolf card does not (yet) act or read as a wolf.
+    latent: Callable[["Game", int], bool] | None = None
+    #: R153: the wolves may name no one tonight.
+    forbids_knife: Callable[["Night"], bool] | None = None
+    #: R66: a wolf card may self-destruct unless this is False.
+    self_destructs: bool = True
+    #: R162: the holder has just self-destructed (the chain holds the batch's departed).
+    on_self_destruct: Callable[["Game", int, "Chain"], "Flow"] | None = None
+    #: R84, R156: the voters of today's exile vote, narrowed.
+    restrict_voters: Callable[["Game", list[int]], list[int]] | None = None
+    #: R155: the exile vote ended tied between these seats (the flow may end the day).
+    exile_tie: Callable[["Game", list[int]], "Flow"] | None = None
+    #: R133, OQ41: a good card with a skill the elder's penalty removes: "god" under every
+    #: ``elder_penalty_scope``, "other" only under ``all_good_skills``.
+    good_skill: Literal["god", "other"] | None = None
+    #: R139: the holder is removed at once when his skill is lost.
+    dies_without_skill: Callable[["GameState", int], bool] | None = None
+    #: R173: the side-kill class the holder counts in instead of the board's god/villager lists.
+    side_class: Callable[["GameState"], Literal["god", "villager"] | None] | None = None
     #: The :class:`arena.state.GameState` fields this role owns (written only by its events).
     state: tuple[str, ...] = ()
 
@@ -106,7 +128,7 @@ class Registry:
     steps: Mapping[str, NightStepSpec] = field(default_factory=dict)
 
     # ---- lists that used to be kept by hand -------------------------------------------------
-    @property
+    @cached_property
     def roles(self) -> frozenset[Role]:
         """The roles the referee implements (a board with any other card is refused)."""
         return frozenset(self.specs)
@@ -123,6 +145,10 @@ class Registry:
         return self.steps[step].called_for
 
     def wolf_cards(self) -> frozenset[Role]:
+        return self._wolf_cards
+
+    @cached_property
+    def _wolf_cards(self) -> frozenset[Role]:
         return frozenset(r for r, s in self.specs.items() if s.camp == Camp.WOLVES)
 
     def spec(self, role: Role) -> RoleSpec:
@@ -136,21 +162,51 @@ class Registry:
     def shields(self) -> tuple[AttackShield, ...]:
         return _shields(self)
 
-    @property
+    @cached_property
     def survivors(self) -> tuple[Callable[["Game", int, list[Cause]], bool], ...]:
         return tuple(s.survives for s in self.specs.values() if s.survives is not None)
 
-    @property
+    @cached_property
     def batch_hooks(self) -> tuple[Callable[["Game", dict[int, list[Cause]]], list[int]], ...]:
         return tuple(s.in_batch for s in self.specs.values() if s.in_batch is not None)
 
-    @property
+    @cached_property
     def end_of_night_hooks(self) -> tuple[Callable[["Game", "Night"], None], ...]:
         return tuple(s.end_of_night for s in self.specs.values() if s.end_of_night is not None)
 
-    @property
+    @cached_property
     def after_exile_hooks(self) -> tuple[Callable[["Game", int], "Flow"], ...]:
         return tuple(s.after_exile for s in self.specs.values() if s.after_exile is not None)
+
+    @cached_property
+    def knife_takers(self) -> tuple[Callable[["Game"], list[int]], ...]:
+        return tuple(s.takes_the_knife for s in self.specs.values() if s.takes_the_knife is not None)
+
+    def is_latent(self, game: "Game", seat: int) -> bool:
+        """R167: the seat's wolf card does not act or read as a wolf (yet)."""
+        hook = self.specs[game.state.card(seat)].latent
+        return hook is not None and hook(game, seat)
+
+    def knife_forbidden(self, night: "Night") -> bool:
+        return any(s.forbids_knife(night) for s in self.specs.values() if s.forbids_knife is not None)
+
+    @cached_property
+    def self_destruct_cards(self) -> frozenset[Role]:
+        """R66: the wolf cards that may self-destruct."""
+        return frozenset(r for r, s in self.specs.items() if s.camp == Camp.WOLVES and s.self_destructs)
+
+    @cached_property
+    def voter_restrictions(self) -> tuple[Callable[["Game", list[int]], list[int]], ...]:
+        return tuple(s.restrict_voters for s in self.specs.values() if s.restrict_voters is not None)
+
+    @cached_property
+    def exile_tie_hooks(self) -> tuple[Callable[["Game", list[int]], "Flow"], ...]:
+        return tuple(s.exile_tie for s in self.specs.values() if s.exile_tie is not None)
+
+    def good_skills(self, scope: str) -> frozenset[Role]:
+        """R133, OQ41: the cards whose skills the elder's penalty removes under ``elder_penalty_scope``."""
+        return frozenset(r for r, s in self.specs.items()
+                         if s.good_skill == "god" or (s.good_skill == "other" and scope == "all_good_skills"))
 
 
 @lru_cache(maxsize=None)

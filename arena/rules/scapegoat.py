@@ -56,6 +56,13 @@ def die_for_tie(game: "Game", goat: int, tied: list[int]) -> "Flow":
     raise DayEnds(goat)
 
 
+def break_tie(game: "Game", tied: list[int]) -> "Flow":
+    """R155, OQ47: an able scapegoat dies instead of the tied players and no PK is held."""
+    goat = able_scapegoat(game)
+    if goat is not None:
+        yield from die_for_tie(game, goat, tied)
+
+
 def restricted_voters(game: "Game", voters: list[int]) -> list[int]:
     """R84, R156: apply today's restriction, if the scapegoat set one for today's exile vote."""
     state = game.state
@@ -68,4 +75,5 @@ def restricted_voters(game: "Game", voters: list[int]) -> list[int]:
     return [s for s in voters if (s in seats) == (mode == "allow")]
 
 
-SPEC = RoleSpec(role=Role.SCAPEGOAT, camp=Camp.VILLAGE, kinds=(Kind.SCAPEGOAT_BAN,), state=("vote_restriction",))
+SPEC = RoleSpec(role=Role.SCAPEGOAT, camp=Camp.VILLAGE, kinds=(Kind.SCAPEGOAT_BAN,), state=("vote_restriction",),
+                restrict_voters=restricted_voters, exile_tie=break_tie, good_skill="god")

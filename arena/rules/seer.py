@@ -6,9 +6,8 @@ from typing import TYPE_CHECKING
 
 from arena.actions import choose_seat
 from arena.events import SeerResult, SeersMet, only
-from arena.rules import wolf_brothers
 from arena.types import Camp, Kind, Role, is_wolf_card
-from arena.rules.registry import NightStepSpec, RoleSpec
+from arena.rules.registry import NightStepSpec, RoleSpec, registry
 
 if TYPE_CHECKING:
     from arena.engine import Game
@@ -23,7 +22,7 @@ def check_result(game: "Game", target: int, seer: int | None = None) -> str:
     if game.sw.seer_result == "exact_role":
         return card.value
     # Every wolf card is "wolf" except the latent little wolf brother (R108, R167); Cupid is "good" (R145).
-    return "wolf" if is_wolf_card(card) and not wolf_brothers.latent(game, target) else "good"
+    return "wolf" if is_wolf_card(card) and not registry().is_latent(game, target) else "good"
 
 
 def night_step(game: "Game", night: "Night") -> "Flow":
@@ -65,4 +64,5 @@ SPEC = RoleSpec(
     steps=(NightStepSpec("seer", night_step, called_for=Role.SEER,
                          sits={"order_000": (80, "all"), "order_001": (40, "all"), "order_004a": (70, "all"),
                                "order_004c": (80, "all"), "order_003": (120, "all")}),),
+    good_skill="god",
 )

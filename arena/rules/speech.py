@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 from arena.actions import YES_OR_NO, Speak, SpeechOrderChoice
 from arena.events import BadgeMoved, RoleRevealed, SelfDestructed, Speech, SpeechOrder
 from arena.flow import DayEnds
-from arena.rules import deaths, idiot, white_wolf_king, wolves
+from arena.rules import deaths, idiot, wolves
+from arena.rules.registry import registry
 from arena.types import Cause, Kind, parse_phase
 
 if TYPE_CHECKING:
@@ -140,7 +141,9 @@ def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
     deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
     deaths.finish_if_won(game)
     chain = deaths.Chain(departed=departed)
-    yield from white_wolf_king.take(game, seat, chain)  # R162: a white wolf king takes one player with him
+    hook = registry().spec(state.card(seat)).on_self_destruct
+    if hook is not None:  # R162: a white wolf king takes one player with him
+        yield from hook(game, seat, chain)
     yield from deaths.death_skills(game, chain)
     yield from deaths.badge_step(game, chain)
     if game.sw.self_destruct_silences_day:

@@ -49,4 +49,4 @@ def shield(game: "Game", night: "Night", target: int, cause: Cause) -> bool:
     return cause in WOLF_ATTACKS and shields(game, night, target)
 
 
-SPEC = RoleSpec(role=Role.TRAVELER, camp=Camp.VILLAGE, shield=AttackShield(rank=30, void=shield))
+SPEC = RoleSpec(role=Role.TRAVELER, camp=Camp.VILLAGE, shield=AttackShield(rank=30, void=shield), good_skill="other")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from arena.state import GameState
-from arena.types import Camp, Role, Winner, WinReason, is_wolf_card
+from arena.rules.registry import registry
+from arena.types import Camp, Winner, WinReason, is_wolf_card
 
 
 def camps(state: GameState) -> dict[int, Camp]:
@@ -72,6 +73,7 @@ def side_kill_classes(state: GameState) -> dict[str, list[int]]:
 def _side_kill_classes(state: GameState) -> dict[str, list[int]]:
     sw = state.rules.switches
     preset = state.rules.preset
+    specs = registry().specs
     classes: dict[str, list[int]] = {"god": [], "villager": []}
     camp_by_seat = camps(state)
     for seat, player in state.players.items():
@@ -81,20 +83,15 @@ def _side_kill_classes(state: GameState) -> dict[str, list[int]]:
         if camp == Camp.LOVERS and not sw.third_party_counts_for_side_kill:
             continue
         card = player.card
-        if card == Role.CUPID and sw.cupid_side_class == "villager":
-            classes["villager"].append(seat)
-        elif card == Role.ELDER and elder_is_villager(state):
-            classes["villager"].append(seat)
+        own = specs[card].side_class
+        side = own(state) if own is not None else None  # Cupid's or the elder's class by the switches
+        if side is not None:
+            classes[side].append(seat)
         elif card in preset.god_roles:
             classes["god"].append(seat)
         elif card in preset.villager_roles:
             classes["villager"].append(seat)
     return classes
-
-
-def elder_is_villager(state: GameState) -> bool:
-    """R136 (004 §C): with a thief in the game the elder counts as an ordinary villager, not a key role."""
-    return state.rules.switches.win_mode == "villagers_or_key_roles" and Role.THIEF in state.rules.preset.cards
 
 
 def _wolves_meet_goal(state: GameState, alive: list[int]) -> WinReason | None:

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 from arena.actions import choose_seat
 from arena.events import BallotCast, PkPlatform, REFEREE, VoteResult, PUBLIC
-from arena.rules import aux_police, scapegoat, speech
+from arena.rules import aux_police, speech
+from arena.rules.registry import registry
 from arena.types import Kind
 
 if TYPE_CHECKING:
@@ -79,7 +80,9 @@ def has_vote(game: "Game", seat: int) -> bool:
 def eligible_voters(game: "Game") -> list[int]:
     """R84: the living, less a revealed idiot (R138)."""
     voters = [s for s in game.state.alive_seats() if has_vote(game, s)]
-    return scapegoat.restricted_voters(game, voters)  # R156: the scapegoat's ban or allow list
+    for restrict in registry().voter_restrictions:  # R156: the scapegoat's ban or allow list
+        voters = restrict(game, voters)
+    return voters
 
 
 def eligible_targets(game: "Game") -> list[int]:
@@ -94,9 +97,8 @@ def exile_vote(game: "Game") -> "Flow":
     _, top = yield from cast(game, "exile", voters, eligible_targets(game), 1, exile_weights(game))
     if len(top) <= 1:
         return top[0] if top else None  # no valid ballot: nobody is exiled (OQ27)
-    goat = scapegoat.able_scapegoat(game)
-    if goat is not None:  # R155, OQ47: he dies instead and no PK is held; the day then ends
-        yield from scapegoat.die_for_tie(game, goat, top)
+    for tie in registry().exile_tie_hooks:  # R155, OQ47: the scapegoat dies instead; the day then ends
+        yield from tie(game, top)
     rule = game.sw.exile_tie
     if rule == "no_exile":
         return None

@@ -39,4 +39,4 @@ def take(game: "Game", seat: int, chain: "Chain") -> "Flow":
     chain.departed.extend(taken)
 
 
-SPEC = RoleSpec(role=Role.WHITE_WOLF_KING, camp=Camp.WOLVES, kinds=(Kind.WHITE_WOLF_KING_TAKE,))
+SPEC = RoleSpec(role=Role.WHITE_WOLF_KING, camp=Camp.WOLVES, kinds=(Kind.WHITE_WOLF_KING_TAKE,), on_self_destruct=take)

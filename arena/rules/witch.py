@@ -167,4 +167,5 @@ SPEC = RoleSpec(
                          sits={"order_000": (70, "all"), "order_001": (70, "all"), "order_004a": (60, "all"),
                                "order_004c": (90, "all"), "order_003": (110, "all")}),),
     state=("antidote", "poison", "original_used"),
+    good_skill="god",
 )

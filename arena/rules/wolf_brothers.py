@@ -1,7 +1,7 @@
 """The wolf brothers (R166-R167, 003).
 
 - Big wolf brother (狼兄): a wolf card that knifes and is seen as a wolf; he cannot self-destruct
-  (:data:`arena.rules.wolves.SELF_DESTRUCT_CARDS`).
+  (:func:`arena.rules.wolves.self_destruct_cards`).
 - Little wolf brother (狼弟): recognises the wolves on N1 (he is in the ``wolf_team``). While the big
   brother lives he is latent: he does not knife and the seer sees him as good. On the night after the big
   brother dies he awakens: at his own step (before the knife) he wakes alone and may kill one other living
@@ -57,8 +57,8 @@ def night_step(game: "Game", night: "Night") -> "Flow":
 
 
 SPECS = (
-    RoleSpec(role=Role.BIG_WOLF_BROTHER, camp=Camp.WOLVES),
-    RoleSpec(role=Role.LITTLE_WOLF_BROTHER, camp=Camp.WOLVES, kinds=(Kind.BROTHER_KILL,),
+    RoleSpec(role=Role.BIG_WOLF_BROTHER, camp=Camp.WOLVES, self_destructs=False),  # R66
+    RoleSpec(role=Role.LITTLE_WOLF_BROTHER, camp=Camp.WOLVES, kinds=(Kind.BROTHER_KILL,), latent=latent,
              steps=(NightStepSpec("little_wolf_brother", night_step, called_for=Role.LITTLE_WOLF_BROTHER,
                                   sits={"order_003": (60, "all")}),),
              state=("brother_awakened",)),

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 from arena.actions import Speak, choose_seat
 from arena.events import WolfKnife, WolfKnifeVote, WolfProposal, WolfTeamMessage, WolfVeto, only
-from arena.rules import cupid, first_kill, little_girl, wolf_brothers
-from arena.types import WOLF_CARDS, Camp, Kind, Role
-from arena.rules.registry import NightStepSpec, RoleSpec
+from arena.rules import first_kill
+from arena.types import Camp, Kind, Role
+from arena.rules.registry import NightStepSpec, RoleSpec, registry
 
 if TYPE_CHECKING:
     from arena.engine import Game
@@ -20,10 +20,12 @@ if TYPE_CHECKING:
 def knife_holders(game: "Game") -> list[int]:
     """Every living wolf-card holder knifes (R26); a wolf lover too (OQ7); not the latent little wolf
     brother (R167). In 003, once every wolves-camp player is dead, the living lovers camp knifes (R148)."""
-    lovers_knife = cupid.lovers_knife_holders(game)
-    if lovers_knife:
-        return lovers_knife
-    return [s for s in game.state.wolf_card_seats() if not wolf_brothers.latent(game, s)]
+    roles = registry()
+    for takers in roles.knife_takers:
+        holders = takers(game)
+        if holders:
+            return holders
+    return [s for s in game.state.wolf_card_seats() if not roles.is_latent(game, s)]
 
 
 def consensus(choices: dict[int, int | None]) -> int | None:
@@ -42,7 +44,7 @@ def night_step(game: "Game", night: "Night") -> "Flow":
     holders = knife_holders(game)
     if not holders:
         return
-    if little_girl.knife_forbidden(night):  # R153: the caught little girl is tonight's only kill
+    if registry().knife_forbidden(night):  # R153: the caught little girl is tonight's only kill
         game.emit(WolfKnife(phase=night.phase, visibility=only(*holders, team="wolves"), target=None))
         return
     # Self-knife allowed (R25); on night 1 never a seat protected from the first kill (004 §C-conduct 5).
@@ -130,8 +132,9 @@ def veto(game: "Game", night: "Night", holders: list[int], latest: dict[int, int
     return vetoed
 
 
-#: R66: every wolf card may self-destruct except the big wolf brother.
-SELF_DESTRUCT_CARDS = WOLF_CARDS - {Role.BIG_WOLF_BROTHER}
+def self_destruct_cards() -> frozenset[Role]:
+    """R66: the wolf cards that may self-destruct (every one but the big wolf brother)."""
+    return registry().self_destruct_cards
 
 
 def self_destruct_seats(game: "Game") -> list[int]:
@@ -151,7 +154,8 @@ def _self_destruct_card_seats(state: "GameState") -> tuple[int, ...]:
 
 
 def _card_seats_that_may_self_destruct(state: "GameState") -> tuple[int, ...]:
-    return tuple(s for s, p in state.players.items() if p.card in SELF_DESTRUCT_CARDS)
+    cards = self_destruct_cards()
+    return tuple(s for s, p in state.players.items() if p.card in cards)
 
 
 def recognise_step(game: "Game", night: "Night") -> "Flow":
