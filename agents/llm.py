@@ -28,9 +28,9 @@ from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agents.llm_answer import AnswerFormatError, answer_schema, clean_beliefs, read_answer
+from agents.llm_answer import AnswerFormatError, answer_schema, belief_schema, clean_beliefs, read_answer, read_beliefs
 from agents.llm_prompts import LANGS, PROMPTS_DIR, PromptBuilder
 from agents.providers.base import ChatMessage, GenerateOptions, Usage
 from agents.providers.secrets import FORBIDDEN_OPTIONS, redact, redact_known
@@ -48,6 +48,7 @@ from arena.observation import Observation
 from arena.stopping import SeatUnreachable
 
 SELF_DESTRUCT_KINDS = frozenset({"self_destruct", "self_destruct_election"})
+BELIEF_UPDATE = "belief"  # the referee's belief request (arena.rules.beliefs)
 # A refused key, a forbidden model, an unknown model or path: no later call can succeed.
 FATAL_STATUSES = frozenset({401, 403, 404})
 # Failures that mean the endpoint is not there at all (when it has never answered this seat).
@@ -67,12 +68,21 @@ class LLMAgentOptions(BaseModel):
         "summary_speech_chars, 200 in English, 100 in Chinese)"))
     max_repairs: int = Field(default=2, ge=0, description="re-asks after an unusable answer")
     self_destruct: Literal["own_turn", "always", "never"] = "own_turn"
-    beliefs: bool = True
+    beliefs: Literal["off", "votes", "day_end", "every_speech"] = Field(default="votes", description=(
+        "belief elicitation: off; votes (P(wolf) per seat with each exile vote); day_end (one report "
+        "after each day's discussion); every_speech (a short update after each speech heard)"))
     notes_max_chars: int = Field(default=600, ge=1)
     reasoning_max_chars: int = Field(default=1500, ge=1, description="maxLength asked of the reasoning field")
     speech_max_chars: int | None = Field(default=800, description="asked-for length of a speech (<= the legal max)")
     record_prompt: Literal["full", "question", "none"] = "full"
     raw_reply_max_chars: int = 4000
+
+    @field_validator("beliefs", mode="before")
+    @classmethod
+    def _belief_mode(cls, value: Any) -> str:
+        from arena.rules.beliefs import check_mode
+
+        return check_mode(value)  # true/false of older configs mean votes/off; a bad name says the modes
 
 
 @lru_cache(maxsize=8)
@@ -142,6 +152,12 @@ class LLMAgent:
         self.usage = Usage()
         self.reached = False  # has the endpoint ever answered this seat?
 
+    @property
+    def belief_mode(self) -> str:
+        """How this seat reports beliefs (arena.rules.beliefs): the referee asks ``day_end`` and
+        ``every_speech`` seats itself."""
+        return self.options.beliefs
+
     def prompt_version(self, lang: str | None = None) -> str:
         """The hash of the templates this seat uses in a game whose language is ``lang``."""
         return prompt_version(self.options.lang or lang)
@@ -198,10 +214,16 @@ class LLMAgent:
         if getattr(request.legal, "type", None) == "text":
             limits = [x for x in (getattr(request.legal, "max_chars", None), self.options.speech_max_chars) if x]
             speech_chars = min(limits) if limits else None
-        built = self.builder(lang).build(observation, request, notes=self.notes, beliefs=self.options.beliefs,
-                                         speech_chars=speech_chars)
-        schema = answer_schema(request, belief_seats=built.belief_seats, reasoning_chars=self.options.reasoning_max_chars,
-                               notes_chars=self.options.notes_max_chars, speech_chars=speech_chars)
+        belief_update = request.kind == BELIEF_UPDATE
+        if belief_update:  # day_end / every_speech: a short prompt of its own, answered with beliefs only
+            built = self.builder(lang).build_belief(observation, request, notes=self.notes)
+            schema = belief_schema(built.belief_seats)
+        else:
+            built = self.builder(lang).build(observation, request, notes=self.notes,
+                                             beliefs=self.options.beliefs == "votes", speech_chars=speech_chars)
+            schema = answer_schema(request, belief_seats=built.belief_seats,
+                                   reasoning_chars=self.options.reasoning_max_chars,
+                                   notes_chars=self.options.notes_max_chars, speech_chars=speech_chars)
         messages: list[ChatMessage] = list(built.messages)
         attempts: list[AnswerAttempt] = []
         usage = Usage()
@@ -237,17 +259,25 @@ class LLMAgent:
             raw = redact_known(reply.text[: self.options.raw_reply_max_chars])
             raw_reply = {"text": raw, "thinking": redact_known(reply.thinking)} if reply.thinking else raw
             try:
-                read = read_answer(reply.text, reply.parsed, legal_type)
-                value = request.check(read.action)
+                if belief_update:
+                    value = request.check(read_beliefs(reply.text, reply.parsed, built.belief_seats))
+                else:
+                    read = read_answer(reply.text, reply.parsed, legal_type)
+                    value = request.check(read.action)
             except (AnswerFormatError, IllegalAnswer, RecursionError) as exc:
                 last_error = redact(_why_unusable(reply, str(exc)))
                 attempts.append(AnswerAttempt(raw=raw, error=last_error))
+                builder = self.builder(lang)
                 messages = messages + [
                     ChatMessage.of("assistant", raw or "(empty reply)"),
-                    ChatMessage.of("user", self.builder(lang).repair(last_error, built.legal_text)),
+                    ChatMessage.of("user", builder.belief_repair(last_error, built.legal_text) if belief_update
+                                   else builder.repair(last_error, built.legal_text)),
                 ]
                 continue
             attempts.append(AnswerAttempt(raw=raw))
+            if belief_update:
+                extras = self._extras(messages, attempts, raw_reply, usage, record, built.memory)
+                return Answer(value=value, beliefs=value, extras=extras)
             if read.notes:
                 self.notes = read.notes[: self.options.notes_max_chars]
             beliefs = clean_beliefs(read.beliefs_raw, built.belief_seats) if built.belief_seats else None

@@ -86,6 +86,15 @@ def answer_schema(request: Any, *, belief_seats: list[int] | None = None, name: 
                                                 "required": list(props), "additionalProperties": False})
 
 
+def belief_schema(seats: list[int], name: str = "beliefs") -> AnswerSchema:
+    """The belief update's answer: P(wolf) for each of ``seats``, nothing else (no reasoning: it is cheap)."""
+    return AnswerSchema(name=name, json_schema={"type": "object", "properties": {"beliefs": {
+        "type": "object", "description": "P(wolf) per living seat",
+        "properties": {str(s): {"type": "number", "minimum": 0, "maximum": 1} for s in seats},
+        "required": [str(s) for s in seats], "additionalProperties": False}},
+        "required": ["beliefs"], "additionalProperties": False})
+
+
 # ---- reading replies ------------------------------------------------------------------------
 
 #: Replies longer than this are not parsed: the longest useful answer (reasoning, a speech, notes,
@@ -269,3 +278,22 @@ def clean_beliefs(raw: Any, seats: list[int]) -> dict[int, float] | None:
         if seat in seats and p == p:  # p == p drops NaN
             out[seat] = min(max(p, 0.0), 1.0)
     return dict(sorted(out.items())) or None
+
+
+def read_beliefs(text: str, parsed: dict[str, Any] | None, seats: list[int]) -> dict[int, float]:
+    """The belief update's reply: ``{"beliefs": {seat: p}}`` (or the bare mapping), probabilities clamped
+    to [0, 1]; :class:`AnswerFormatError` when it holds no probability for any of ``seats``."""
+    if not isinstance(parsed, dict) or _too_deep_value(parsed):
+        parsed = None
+    if parsed is None and len(text or "") > MAX_REPLY_CHARS:
+        raise AnswerFormatError(f"the reply is {len(text):,} characters long; reply with one short JSON object")
+    payload = parsed if parsed is not None else extract_json(text)
+    if not isinstance(payload, dict):
+        raise AnswerFormatError('the reply contains no JSON object; reply with {"beliefs": {"<seat>": <P(wolf)>}}')
+    raw = payload.get("beliefs", payload)
+    beliefs = clean_beliefs(raw, seats)
+    if not beliefs:
+        raise AnswerFormatError(f'the reply gives no P(wolf) for any of seats {seats}; reply with '
+                                '{"beliefs": {"<seat>": <a number from 0 to 1>}}')
+    return beliefs
+

@@ -553,6 +553,8 @@ class PromptBuilder:
                        directions=", ".join(f'"{d}"' for d in legal.directions))
         if kind == "text":
             return t["text"]
+        if kind == "beliefs":
+            return fmt(t["beliefs"], options=r.seats(legal.seats))
         return str(getattr(legal, "to_json", lambda: legal)())
 
     def question(self, request: Any, view: SeatView, legal_text: str, notes: str | None,
@@ -710,3 +712,56 @@ class PromptBuilder:
                     "recent": "".join(history.parts[1 if history.digest else 0:]), **asked}
         return BuiltPrompt(messages=[system, user], memory=memory, legal_text=legal_text, belief_seats=belief_seats,
                            sections=sections)
+
+    def build_belief(self, observation: Observation, request: Any, *, notes: str | None = None) -> BuiltPrompt:
+        """The belief update of modes ``day_end`` and ``every_speech``: a short prompt of its own, with
+        no board rules and no history, only the seat's card, what it knows (the state lines), its notes,
+        its last beliefs and what it has seen since them (speeches cut as in summary memory)."""
+        bt = self.book.decisions["belief"]
+        r = self.renderer
+        view = observation.view()
+        team = fmt(bt["team"], wolves=r.seats(view.wolves)) if view.wolves and self.seat in view.wolves else ""
+        system = fmt(bt["system"], players=observation.players, seat=self.seat,
+                     role=r.role(view.role) if view.role else "?", team=team)
+        events = observation.events
+        last_at, last, last_beliefs = -1, None, {}
+        for i, e in enumerate(events):
+            if isinstance(e, Thought) and e.seat == self.seat and e.beliefs:
+                last_at, last, last_beliefs = i, e, e.beliefs
+        lines = [fmt(self.book.decisions["now_short" if "now_short" in self.book.decisions else "now"],
+                     phase_name=fmt(self.book.decisions["phase_night" if view.phase.startswith("N") else "phase_day"],
+                                    n=view.phase[1:]),
+                     alive=r.seats(sorted(view.alive)), sheriff=r.s(view.sheriff))]
+        self._events = events
+        state = self.state_lines(view, events)
+        notes_line = fmt(self.book.decisions["notes"], notes=notes) if notes else self.book.decisions["no_notes"]
+        lines += [*state, notes_line]
+        if last is not None:
+            items = r.sep.join(fmt(bt["item"], seat=r.s(int(k)), p=f"{float(v):.2f}")
+                               for k, v in sorted(last_beliefs.items(), key=lambda kv: int(kv[0])))
+            lines.append(fmt(bt["last"], phase=r.phase_name(last.phase), items=items))
+        else:
+            lines.append(bt["last_none"])
+        limit = self.speech_chars or int(self.book.events.get("summary_speech_chars", 200))
+        new = [ln for ln in (r.line(e, speech_limit=limit) for e in events[last_at + 1:]) if ln]
+        lines += [bt["new"], *new] if new else [bt["new_none"]]
+        asked_from = len(lines)
+        ctx = request.context or {}
+        if ctx.get("after") == "speech":
+            lines.append(fmt(bt["after_speech"], speaker=r.s(ctx.get("speaker"))))
+        elif ctx.get("after") == "day_end":
+            lines.append(bt["after_day_end"])
+        legal_text = self.legal_text(request.legal)
+        lines.append(fmt(self.book.decisions["kinds"][request.kind], legal=legal_text))
+        lines.append(fmt(bt["answer"], seats=r.sep.join(str(x) for x in request.legal.seats)))
+        messages = [ChatMessage.of("system", system), ChatMessage.of("user", "\n".join(lines))]
+        memory = {"strategy": "belief_update", "since": last.phase if last is not None else None,
+                  "new_lines": len(new), "notes": notes}
+        sections = {"role": system, "recent": "\n".join(new), "state": "\n".join([lines[0], *state]),
+                    "notes": notes_line, "question": "\n".join(lines[asked_from:])}
+        return BuiltPrompt(messages=messages, memory=memory, legal_text=r.sep.join(str(x) for x in request.legal.seats),
+                           belief_seats=list(request.legal.seats), sections=sections)
+
+    def belief_repair(self, error: str, seats_text: str) -> str:
+        return fmt(self.book.decisions["belief"]["repair"], error=error, legal=seats_text).strip()
+

@@ -170,6 +170,32 @@ class Speak(_Legal):
         return text[: self.max_chars]
 
 
+@dataclass(frozen=True, slots=True)
+class RateSeats(_Legal):
+    """A private belief report: P(wolf) in [0, 1] for some of ``seats`` (every one is asked), or
+    ``None`` for no report. Not a move of the game: the referee records it and nothing else."""
+
+    type: ClassVar[str] = "beliefs"
+    seats: tuple[int, ...]
+
+    def check(self, value: Any) -> dict[int, float] | None:
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise IllegalAnswer(f"expected an object of seat: P(wolf) for seats {list(self.seats)}, got {value!r}")
+        out: dict[int, float] = {}
+        for key, p in value.items():
+            seat = _as_int(key.strip().lstrip("#") if isinstance(key, str) else key)
+            if seat not in self.seats:
+                raise IllegalAnswer(f"seat {key!r} is not rated here; rate seats {list(self.seats)}")
+            if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+                raise IllegalAnswer(f"P(wolf) of seat {seat} must be a number from 0 to 1, got {p!r}")
+            out[seat] = float(p)
+        if not out:
+            raise IllegalAnswer(f"rate at least one of seats {list(self.seats)} (or answer null)")
+        return dict(sorted(out.items()))
+
+
 @lru_cache(maxsize=4096)
 def choose_seat(options: tuple[int, ...], allow_none: bool = True) -> ChooseSeat:
     """The shared :class:`ChooseSeat` of these options (legal sets are immutable; a vote makes one per
@@ -181,7 +207,7 @@ def choose_seat(options: tuple[int, ...], allow_none: bool = True) -> ChooseSeat
 YES_OR_NO = ChooseBool()
 ONLY_NO = ChooseOption(options=(False,))  # a yes/no question this seat may only answer no to (R9)
 
-LegalSet = Union[ChooseSeat, ChooseBool, ChooseSeats, ChooseOption, SpeechOrderChoice, Speak]
+LegalSet = Union[ChooseSeat, ChooseBool, ChooseSeats, ChooseOption, SpeechOrderChoice, Speak, RateSeats]
 
 
 #: The context of a request that carries none (read-only, shared).

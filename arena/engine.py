@@ -51,6 +51,9 @@ class GameSetup:
     # Seats the wolves may not knife on night 1 under first_kill_protection (004 §C-conduct 5): worked out
     # from the series' earlier games by arena.rules.first_kill.protected_seats.
     first_kill_protected: tuple[int, ...] = ()
+    # Seats the referee asks for private beliefs outside their decisions, by mode (``day_end`` or
+    # ``every_speech``, arena.rules.beliefs); a measurement, not a rule. Empty: nobody is asked.
+    beliefs: dict[int, str] = field(default_factory=dict)
 
     def resolve(self) -> RuleSet:
         try:

@@ -83,7 +83,8 @@ class ForkResult(BaseModel):
 def setup_of(transcript: Transcript) -> GameSetup:
     h = transcript.header
     return GameSetup(preset=h.preset, seed=h.seed, rules=dict(h.rules), deal=h.deal, center=h.center,
-                     first_kill_protected=tuple(h.first_kill_protected or ()))
+                     first_kill_protected=tuple(h.first_kill_protected or ()),
+                     beliefs=dict(h.beliefs or {}))
 
 
 async def fork_game(

@@ -207,6 +207,7 @@ class Table:
             deal=list(setup.deal) if setup.deal is not None else None,
             center=list(setup.center) if setup.center is not None else None,
             first_kill_protected=list(setup.first_kill_protected) or None,
+            beliefs=dict(setup.beliefs) or None,
             agents=[SeatAgent(seat=i + 1, spec=spec, label=(labels[i] if labels else None),
                               version=_agent_version(self.agents[i], self.lang) if i < len(self.agents) else None,
                               settings=capped_value(_agent_settings(self.agents[i]), 1000) if i < len(self.agents) else None)
@@ -369,10 +370,21 @@ def run_table_sync(table: Table) -> None:
         requests = game.pending()
 
 
+def with_belief_modes(setup: GameSetup, agents: Sequence[Any]) -> GameSetup:
+    """The setup with the seats the referee asks for beliefs (arena.rules.beliefs): the setup's own
+    list when it has one (a replay), else each agent's ``belief_mode``. Bots have none."""
+    from arena.rules.beliefs import check_modes
+
+    modes = setup.beliefs or {i + 1: mode for i, a in enumerate(agents)
+                              if isinstance(mode := getattr(a, "belief_mode", None), str)}
+    modes = check_modes(modes, len(agents))
+    return setup if modes == setup.beliefs else replace(setup, beliefs=modes)
+
+
 def _start(setup: GameSetup, agents: Sequence[Any], specs: Sequence[str] | None, writer: TranscriptWriter | None,
            lang: str, game_id: str | None, labels: Sequence[str | None] | None,
            on_event: Callable[[Event], None] | None, fork: Any = None) -> Table:
-    game = Game(setup)
+    game = Game(with_belief_modes(setup, agents))
     table = Table(game, agents, writer=writer, lang=lang, on_event=on_event)
     specs = list(specs or [getattr(a, "spec", type(a).__name__) for a in agents])
     if writer is not None:

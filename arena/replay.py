@@ -46,7 +46,8 @@ class RecordedAgent:
 def setup_of(transcript: Transcript) -> GameSetup:
     h = transcript.header
     return GameSetup(preset=h.preset, seed=h.seed, rules=dict(h.rules), deal=h.deal, center=h.center,
-                     game_index=h.game_index, first_kill_protected=tuple(h.first_kill_protected or ()))
+                     game_index=h.game_index, first_kill_protected=tuple(h.first_kill_protected or ()),
+                     beliefs=dict(h.beliefs or {}))
 
 
 @dataclass

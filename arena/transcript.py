@@ -82,6 +82,9 @@ class HeaderLine(BaseModel):
     first_kill_protected: list[int] | None = Field(default=None, description=(
         "seats spared the night-1 knife under first_kill_protection, from the series' earlier games; absent "
         "when none"))
+    beliefs: dict[int, str] | None = Field(default=None, description=(
+        "seats the referee asked for private beliefs outside their decisions, by mode (day_end, "
+        "every_speech); absent when none"))
     agents: list[SeatAgent]
     lang: str = "en"
     package_version: str
@@ -94,7 +97,7 @@ class HeaderLine(BaseModel):
     def _omit_absent_build(self, handler: Any) -> Any:
         data = handler(self)
         if isinstance(data, dict):
-            for name in ("build", "first_kill_protected"):  # absent, not null: older bytes stay the same
+            for name in ("build", "first_kill_protected", "beliefs"):  # absent, not null: older bytes stay the same
                 if data.get(name, False) is None:
                     del data[name]
         return data

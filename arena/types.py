@@ -171,6 +171,8 @@ class Kind(StrEnum):
     SEER_CHECK_EXTRA = "seer_check_extra"
     WITCH_ORIGINAL_SAVE = "witch_original_save"
     WITCH_ORIGINAL_POISON = "witch_original_poison"
+    # Not a move of the game: a seat that elicits beliefs (day_end, every_speech) reports P(wolf) per seat.
+    BELIEF = "belief"
 
 
 def phase_name(is_night: bool, number: int) -> str:

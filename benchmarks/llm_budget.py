@@ -41,13 +41,13 @@ from arena.referee import run_game
 
 
 def play(memory: str, seed: int, latency: float, tokenizer: str = "o200k_base", rules: dict | None = None,
-         lang: str = "en") -> dict:
+         lang: str = "en", beliefs: str = "votes") -> dict:
     """One game; the sequential bound counts the referee's question rounds that made a model call
     (the engine's ``pending()`` is called once per round, so calls are compared round to round)."""
     from arena.engine import Game
 
-    agents = [make_agent("mock:bench", seat=s, seed=seed, memory=memory, latency=latency, tokenizer=tokenizer)
-              for s in range(1, 13)]
+    agents = [make_agent("mock:bench", seat=s, seed=seed, memory=memory, latency=latency, tokenizer=tokenizer,
+                         beliefs=beliefs) for s in range(1, 13)]
     rounds_with_calls = 0
     last_total = 0
     original = Game.pending
@@ -86,11 +86,19 @@ def play(memory: str, seed: int, latency: float, tokenizer: str = "o200k_base", 
             per_section[name] += count(text)
         return built
 
+    def build_belief(builder, *args, **kwargs):  # belief modes day_end / every_speech: their own prompt
+        built = original_build_belief(builder, *args, **kwargs)
+        for name, text in built.sections.items():
+            per_section[name] += count(text)
+        return built
+
     for a in agents:
         metered(a)
     Game.pending = pending
     original_build = PromptBuilder.build
+    original_build_belief = PromptBuilder.build_belief
     PromptBuilder.build = build  # type: ignore[method-assign]
+    PromptBuilder.build_belief = build_belief  # type: ignore[method-assign]
     try:
         start = time.perf_counter()
         result = asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=seed, rules=rules or {}), agents,
@@ -99,6 +107,7 @@ def play(memory: str, seed: int, latency: float, tokenizer: str = "o200k_base", 
     finally:
         Game.pending = original
         PromptBuilder.build = original_build  # type: ignore[method-assign]
+        PromptBuilder.build_belief = original_build_belief  # type: ignore[method-assign]
     mocks = [a.provider.provider for a in agents]
     return {"calls": sum(a.calls for a in agents), "input": sum(a.usage.input for a in agents),
             "cached": sum(a.usage.cached for a in agents), "days": int(result.phase[1:]),
@@ -143,6 +152,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=100_000,
                     help="report the games whose prompt tokens (all twelve seats together) exceed this")
     ap.add_argument("--lang", default="en", choices=["en", "zh"], help="the table's language")
+    ap.add_argument("--beliefs", default="votes",
+                    help="belief modes of every seat, comma-separated: off, votes, day_end, every_speech")
     ap.add_argument("--breakdown", action=argparse.BooleanOptionalAction, default=True,
                     help="print where the tokens go: per decision kind and per prompt section")
     args = ap.parse_args()
@@ -152,13 +163,20 @@ def main() -> None:
     rules = {k: yaml.safe_load(v) for k, _, v in (r.partition("=") for r in args.rule)}
     print(f"tokenizer: {args.tokenizer}; language: {args.lang}" + (f"; rules: {rules}" if rules else ""))
     print("prompt tokens per game: every prompt sent by the twelve seats together, cached or not")
-    for memory in args.memory.split(","):
+    from arena.rules.beliefs import check_mode
+
+    try:
+        modes = [check_mode(m) for m in args.beliefs.split(",")]
+    except ValueError as exc:
+        ap.error(f"--beliefs: {exc}")
+    for memory, mode in [(m, b) for m in args.memory.split(",") for b in modes]:
         seeds = range(args.seed, args.seed + args.games)
-        rows = [play(memory, seed, args.latency, args.tokenizer, rules, args.lang) for seed in seeds]
+        rows = [play(memory, seed, args.latency, args.tokenizer, rules, args.lang, mode) for seed in seeds]
         over = [(seed, r["input"]) for seed, r in zip(seeds, rows) if r["input"] > args.limit]
+        label = memory if len(modes) == 1 and mode == "votes" else f"{memory}/{mode}"
         for r in rows:
             for day, row in r["per_day"].items():
-                by_day.setdefault(memory, {}).setdefault(day, []).append(row)
+                by_day.setdefault(label, {}).setdefault(day, []).append(row)
         n = len(rows)
         calls = sum(r["calls"] for r in rows) / n
         tokens = sum(r["input"] for r in rows) / n
@@ -167,7 +185,7 @@ def main() -> None:
         servable = sum(r["servable"] for r in rows) / max(sum(r["input"] for r in rows), 1)
         days = sum(r["days"] for r in rows) / n
         ratio = sum(r["wall"] for r in rows) / max(sum(r["bound"] for r in rows), 1e-9)
-        print(f"{memory:8s} games={n} days/game={days:.1f} llm_calls/game={calls:.0f} "
+        print(f"{label:8s} games={n} days/game={days:.1f} llm_calls/game={calls:.0f} "
               f"prompt_tokens/game={tokens:,.0f} tokens/day={tokens / days:,.0f} cached_share={cached:.1%} "
               f"wall/sequential_bound={ratio:.2f}")
         longest = max(zip(seeds, rows), key=lambda sr: sr[1]["input"])
@@ -185,7 +203,7 @@ def main() -> None:
     print("per day (night d + day d; mean over the games that reached it):")
     print(f"{'day':>3} {'games':>5} " + " ".join(f"{m + ' calls':>13} {m + ' tokens':>14} {m + ' tok/call':>16}"
                                              for m in by_day))
-    for day in sorted(by_day.get("summary", {})):
+    for day in sorted({d for table in by_day.values() for d in table}):
         cells = []
         for m in by_day:
             rows_d = by_day[m].get(day, [])
@@ -193,7 +211,7 @@ def main() -> None:
             calls = sum(r[0] for r in rows_d) / k
             tokens = sum(r[1] for r in rows_d) / k
             cells.append(f"{calls:13.1f} {tokens:14,.0f} {tokens / max(calls, 1e-9):16,.0f}")
-        print(f"{day:>3} {len(by_day['summary'][day]):>5} " + " ".join(cells))
+        print(f"{day:>3} {max(len(t.get(day, [])) for t in by_day.values()):>5} " + " ".join(cells))
 
 
 if __name__ == "__main__":

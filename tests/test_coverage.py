@@ -27,7 +27,7 @@ import yaml
 from agents.bots import random_choice
 from agents.human import HumanAgent
 from agents.llm_prompts import SKIPPED_EVENTS, EventRenderer, PromptBuilder, prompt_book
-from arena.actions import ChooseSeat, DecisionRequest, Speak
+from arena.actions import ChooseSeat, DecisionRequest, RateSeats, Speak
 from arena.rules.idiot import INTERJECTION
 from arena.config import presets
 from arena.engine import Game, GameSetup
@@ -133,6 +133,8 @@ RARE_REQUESTS = {
     Kind.WOLF_MESSAGE: (Speak(max_chars=120), {"wolves": [2, 4], "round": 1, "rounds": 2, "proposals": []}),
     # the black wolf king's take needs him to die with the skill usable, which random games rarely reach
     Kind.WOLF_KING_SHOOT: (ChooseSeat(options=(1, 3, 5)), {}),
+    # asked only of seats in belief mode day_end / every_speech (bots have none)
+    Kind.BELIEF: (RateSeats(seats=(1, 3, 5)), {"after": "speech", "speaker": 3, "speech": "discussion"}),
 }
 
 

@@ -353,6 +353,47 @@ def test_beliefs_only_at_votes_cannot_measure_persuasion(tmp_path: Path) -> None
         assert m[metric].status == "needs" and "speech decisions" in (m[metric].needs or ""), metric
 
 
+def every_speech_game(folder: Path) -> Path:
+    """Belief mode every_speech: listeners report (kind "belief") after each speech they hear."""
+    b = Builder(ROLES2, AGENTS2, "every-speech")
+
+    def report(seat: int, beliefs: dict[int, float]) -> None:
+        b.dec(seat, "belief", "D1", value=beliefs, beliefs=beliefs)
+
+    report(1, {2: 0.0, 3: 0.0, 4: 0.0, 5: 0.9, 6: 0.5})  # the seer's case: 5
+    report(2, {1: 0.2, 3: 0.2, 4: 0.2, 5: 0.3, 6: 0.5})
+    report(3, {1: 0.2, 2: 0.2, 4: 0.2, 5: 0.4, 6: 0.3})
+    report(4, {1: 0.5, 2: 0.2, 3: 0.2, 5: 0.1, 6: 0.3})  # seat 4 reports again only two speeches later
+    b.ev(Speech(phase="D1", seat=1, kind="discussion", text="I checked 5: wolf. Vote 5."))
+    report(2, {1: 0.1, 3: 0.2, 4: 0.2, 5: 0.7, 6: 0.4})
+    report(3, {1: 0.1, 2: 0.2, 4: 0.2, 5: 0.5, 6: 0.3})
+    b.ev(Speech(phase="D1", seat=5, kind="discussion", text="Seat 1 is lying; vote 1."))
+    report(2, {1: 0.3, 3: 0.2, 4: 0.2, 5: 0.6, 6: 0.4})
+    report(3, {1: 0.1, 2: 0.2, 4: 0.2, 5: 0.5, 6: 0.3})
+    report(4, {1: 0.0, 2: 0.2, 3: 0.2, 5: 0.9, 6: 0.3})
+    for voter, target in {1: 5, 2: 5, 3: 5, 4: 5, 5: 1, 6: 1}.items():
+        b.ev(BallotCast(phase="D1", ballot="exile", voter=voter, target=target, weight=1))
+    return b.write(folder, "village", alive=[1, 2, 3, 4])
+
+
+def test_every_speech_beliefs_measure_each_speech(tmp_path: Path) -> None:
+    """speech_shift / speech_trust read the belief reports just before and just after one speech;
+    seat 4, whose two reports span both speeches, counts for neither."""
+    m = score_files(every_speech_game(tmp_path))
+    # Seat 1 (A, target 5): listener 2 moves P(5) 0.3 -> 0.7, listener 3 0.4 -> 0.5.
+    shift = row(m, "speech_shift", "A")
+    assert (shift.value, shift.n) == (pytest.approx((0.4 + 0.1) / 2), 1)
+    # ... and trusts seat 1 more: 0.2 -> 0.1 for both.
+    assert row(m, "speech_trust", "A").value == pytest.approx(0.1)
+    # Seat 5 (C, a wolf with no beliefs: its target is its ballot, 1): 2 moves P(1) 0.1 -> 0.3, 3 stays.
+    assert row(m, "speech_shift", "C").value == pytest.approx(0.1)
+    assert row(m, "speech_shift", "C", "side:wolf").n == 1
+    # ... and is suspected less: 0.7 -> 0.6 by seat 2, 0.5 -> 0.5 by seat 3.
+    assert row(m, "speech_trust", "C").value == pytest.approx(0.05)
+    # Reports between speeches are what the intent-based metrics need too.
+    assert m["speech_swing"].status == "ok"
+
+
 def test_every_metric_has_a_test_and_a_doc() -> None:
     tested = Path(__file__).read_text(encoding="utf-8")
     docs = (Path(__file__).resolve().parent.parent / "docs" / "metrics.md").read_text(encoding="utf-8")

@@ -113,6 +113,81 @@ def test_thousands_of_games_terminate_with_a_legal_winner_and_leak_nothing(confi
     check_game_terminates_with_a_legal_winner_and_leaks_nothing(config)
 
 
+class LeakCheckingModel:
+    """A stand-in model seat (agents/providers/mock.py) that elicits beliefs in ``mode``: every
+    observation it is handed is checked like LeakCheckingBot's, and every belief update's prompt
+    must start from this seat's own last report (no other seat's)."""
+
+    spec = "mock:stand-in"
+    deterministic = False
+
+    def __init__(self, seat: int, seed: int, truth: dict[str, Any], mode: str):
+        from agents.registry import make_agent
+
+        self.seat = seat
+        self.belief_mode = mode
+        self.inner = make_agent(self.spec, seat=seat, seed=seed, beliefs=mode)
+        self.checker = LeakCheckingBot(seat, seed, truth)
+        self.truth = truth
+        self.last: dict[int, float] | None = None
+
+    async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
+        try:
+            self.checker._check(observation, request)
+        except AssertionError as exc:
+            self.truth.setdefault("violations", []).append(str(exc))
+        answer = await self.inner.decide(observation, request)
+        if request.kind == "belief" and answer.extras is not None and answer.extras.prompt:
+            text = "\n".join(m["content"] for m in answer.extras.prompt)
+            expected = ", ".join(f"#{k} {v:.2f}" for k, v in sorted(self.last.items())) if self.last else None
+            if expected is None and "Your last beliefs" in text:
+                self.truth.setdefault("violations", []).append(f"seat {self.seat} shown beliefs it never gave")
+            if expected is not None and f"): {expected}." not in text:
+                self.truth.setdefault("violations", []).append(f"seat {self.seat}'s update does not start from its own last report")
+        if answer.beliefs:
+            self.last = answer.beliefs
+        return answer
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_configs(), st.lists(st.integers(min_value=1, max_value=8), min_size=1, max_size=3, unique=True),
+       st.sampled_from(["every_speech", "day_end"]))
+def test_model_seats_eliciting_beliefs_leak_nothing(config: tuple[str, int, dict[str, Any]], model_seats: list[int],
+                                                    mode: str) -> None:
+    """The leak property with stand-in model seats in belief mode every_speech (or day_end): no seat is
+    shown another's beliefs, and the game still ends with a legal winner."""
+    import asyncio
+
+    from arena.engine import Game
+    from arena.referee import Table, run_table, with_belief_modes
+
+    preset, seed, rules = config
+    setup = GameSetup(preset=preset, seed=seed, rules=rules)
+    n = setup.resolve().players
+    truth: dict[str, Any] = {}
+    agents: list[Any] = [LeakCheckingModel(s, seed, truth, mode) if s in model_seats else LeakCheckingBot(s, seed, truth)
+                         for s in range(1, n + 1)]
+    game = Game(with_belief_modes(setup, agents))
+    truth["game"] = game
+    truth["wolves_at_start"] = {s for s in game.state.players if is_wolf_card(game.state.card(s))}
+    asyncio.run(run_table(Table(game, agents)))
+    assert not truth.get("violations"), truth["violations"][:3]
+    assert game.over and game.state.winner is not None and game.state.winner.value in LEGAL_WINNERS
+    asked = {r.request.seat for r in game.decisions if r.request.kind == "belief"}
+    assert asked <= set(model_seats)
+    alive, heard = set(range(1, n + 1)), set()
+    for e in game.log:
+        if e.type == "player_died":
+            alive.discard(e.seat)
+        elif e.type == "speech":
+            heard |= {s for s in model_seats if s in alive and s != e.seat}
+    if mode == "every_speech":
+        assert asked == heard, f"asked {asked}, heard a speech {heard}"
+    for e in game.log:
+        if e.type == "thought":
+            assert e.visibility.seats == (e.seat,) or list(e.visibility.seats) == [e.seat]
+
+
 @settings(max_examples=60, deadline=None)
 @given(game_configs())
 def test_same_seed_same_bytes(config: tuple[str, int, dict[str, Any]]) -> None:

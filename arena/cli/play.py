@@ -50,6 +50,9 @@ def play_command(
                                       "seat, or SEAT=N (repeatable)."),
     decision_deadline: list[str] = typer.Option([], "--decision-deadline", help="Seconds one whole decision of a "
                                                 "model seat may take (calls, retries, re-asks): S or SEAT=S."),
+    beliefs: Optional[str] = typer.Option(None, "--beliefs", help="Belief elicitation of every model seat: off, "
+                                          "votes (with each exile vote, the default), day_end (once after each "
+                                          "day's discussion) or every_speech (a short update after each speech)."),
     game_deadline: Optional[float] = typer.Option(None, "--game-deadline", min=1,
                                                   help="Seconds the whole game may take before it is abandoned "
                                                        "(default: 4 hours with model seats, none with a human)."),
@@ -82,6 +85,16 @@ def play_command(
     human_seats = [i + 1 for i, s in enumerate(specs) if s == "human"]
     seat_options = per_seat_options(players, specs, timeout=timeout, max_retries=retries,
                                     decision_deadline=decision_deadline)
+    if beliefs is not None:
+        from arena.rules.beliefs import check_mode
+
+        try:
+            mode = check_mode(beliefs)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--beliefs") from None
+        for i, spec in enumerate(specs):
+            if is_model_spec(spec):
+                seat_options[i]["beliefs"] = mode
     seat_agents = [make_agent(spec, seat=i + 1, seed=seed, lang=lang, **seat_options[i])
                    for i, spec in enumerate(specs)]
     if game_deadline is None and not human_seats and any(is_model_spec(s) for s in specs):

@@ -34,6 +34,8 @@ SCORED_EVENTS = frozenset({
 LEGAL_SET_KINDS = frozenset({"vote", "pk_vote", "seer_check", "guard"})
 #: Decisions whose answer is said aloud (R138's interjections and replies included).
 SPEECH_DECISIONS = frozenset({"speech", "last_words", "idiot_interject", "interjection_reply"})
+#: The referee's belief request (belief modes day_end and every_speech): a report between speeches.
+BELIEF_UPDATE = "belief"
 #: Speech kinds credited by ``speech_swing``: the discussion and PK speeches, and a revealed idiot's
 #: interjections with the speakers' replies (R138 ``may_interject``).
 PERSUASION_SPEECHES = frozenset({"discussion", "pk", "interjection", "interjection_reply"})
@@ -441,7 +443,8 @@ class Claims(Family):
 
 
 class Beliefs(Family):
-    """belief_auroc, belief_brier, belief_vote_gap, disguise, speech_swing, sheriff_pull, false_claim_believed."""
+    """belief_auroc, belief_brier, belief_vote_gap, disguise, speech_swing, speech_shift, speech_trust,
+    sheriff_pull, false_claim_believed."""
 
     DECISIONS = True
     EVENTS = frozenset({"ballot_cast"})
@@ -459,7 +462,7 @@ class Beliefs(Family):
         s = line["seat"]
         b = {int(k): float(v) for k, v in beliefs.items()}
         avail.belief_reports += 1
-        if line["kind"] in SPEECH_DECISIONS:
+        if line["kind"] in SPEECH_DECISIONS or line["kind"] == BELIEF_UPDATE:
             avail.belief_reports_at_speech += 1
         explicit = line.get("intended_vote")
         phase = line.get("asked_in") or line.get("phase") or "D0"
@@ -519,6 +522,7 @@ class Beliefs(Family):
             if not r.night:
                 by_seat[r.seat].append(r)
         self._persuasion(by_seat)
+        self._speech_shift(by_seat)
         self._sheriff_pull(by_seat)
         self._claims_believed(by_seat)
 
@@ -551,6 +555,35 @@ class Beliefs(Family):
                 a = ctx.agent(speaker)
                 self.acc.mean("speech_swing", a, swing / listeners, 0.0)
                 self.acc.mean("speech_swing", a, swing / listeners, 0.0, group=f"side:{ctx.side(speaker)}")
+
+    def _speech_shift(self, by_seat: dict[int, list[BeliefReport]]) -> None:
+        """What one speech alone did to good listeners' beliefs: their reports just before and just
+        after it, with no other speech between (belief mode every_speech gives one after each speech).
+        ``speech_shift``: the mean change of P(wolf) of the speaker's target (toward the speaker's case
+        is positive); ``speech_trust``: the mean drop of P(wolf) of the speaker itself."""
+        ctx = self.ctx
+        speech_pos = [p for p, _, _, _ in ctx.speeches]
+        for pos, speaker, day, _ in ctx.speeches:
+            target = self._speaker_target(speaker, pos, day)
+            shifts: list[float] = []
+            trusts: list[float] = []
+            for listener, rs in by_seat.items():
+                if listener == speaker:
+                    continue
+                before = next((r for r in reversed(rs) if r.pos < pos and r.day == day), None)
+                after = next((r for r in rs if r.pos > pos and r.day == day), None)
+                if before is None or after is None or any(before.pos < p < after.pos and p != pos for p in speech_pos):
+                    continue
+                if target is not None and target != listener and target in before.beliefs and target in after.beliefs:
+                    shifts.append(after.beliefs[target] - before.beliefs[target])
+                if speaker in before.beliefs and speaker in after.beliefs:
+                    trusts.append(before.beliefs[speaker] - after.beliefs[speaker])
+            a = ctx.agent(speaker)
+            side = f"side:{ctx.side(speaker)}"
+            for metric, values in (("speech_shift", shifts), ("speech_trust", trusts)):
+                if values:
+                    self.acc.mean(metric, a, sum(values) / len(values), 0.0)
+                    self.acc.mean(metric, a, sum(values) / len(values), 0.0, group=side)
 
     def _speaker_target(self, speaker: int, pos: int, day: int) -> int | None:
         """The seat a speech argues against: the speaker's intent at its speech, else its ballot that day."""

@@ -69,8 +69,8 @@ class MetricDef:
 
 NEEDS = {
     "beliefs": "beliefs: agents that report a private wolf probability per seat with their decisions",
-    "beliefs_at_speech": "beliefs reported at speech decisions as well as at votes (a listener's intent "
-                         "before and after each speech)",
+    "beliefs_at_speech": "beliefs reported between speeches (belief mode every_speech) or at speech decisions "
+                         "as well as at votes (a listener's beliefs before and after each speech)",
     "claims": "role or check claims in speech text (bots that only say \"pass\" make none)",
     "reasoning": "reasoning text in decision lines that names seats",
     "usage": "token usage in decision lines (the agents layer's accounting)",
@@ -137,6 +137,12 @@ CATALOGUE: list[MetricDef] = [
     MetricDef("speech_swing", "persuasion",
               "Net share of good listeners whose intended vote moves to the speaker's target", "mean",
               "0 (listeners' changes unrelated to the speech)", needs="beliefs_at_speech"),
+    MetricDef("speech_shift", "persuasion",
+              "Mean change of good listeners' P(wolf) of the speaker's target across the speech alone", "mean",
+              "0 (beliefs unmoved by the speech)", needs="beliefs_at_speech"),
+    MetricDef("speech_trust", "persuasion",
+              "Mean drop of good listeners' P(wolf) of the speaker across its speech alone", "mean",
+              "0 (beliefs unmoved by the speech)", needs="beliefs_at_speech"),
     MetricDef("sheriff_follow", "persuasion", "Ballots that match the sheriff's exile vote", "rate",
               "1/k for a uniform vote over the voter's k targets", needs="sheriff", chance_corrected=True),
     MetricDef("sheriff_pull", "persuasion",

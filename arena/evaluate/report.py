@@ -611,7 +611,7 @@ def _plots(report: Report) -> dict[str, str]:
     for section in SECTIONS:
         # Only metrics on a 0..1-like scale share an axis; tokens, cost and latency stay in tables.
         ms = [m for m in report.metrics if m.section == section and m.status == "ok"
-              and (m.kind != "mean" or m.id in ("disguise", "speech_swing", "belief_brier"))]
+              and (m.kind != "mean" or m.id in ("disguise", "speech_swing", "speech_shift", "speech_trust", "belief_brier"))]
         rows = [(m, r) for m in ms for r in m.rows if r.group == "all" and r.value is not None]
         if not rows:
             continue

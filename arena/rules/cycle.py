@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from arena.events import ExileResult, PhaseStarted
 from arena.flow import DayEnds
-from arena.rules import aux_police, deaths, night as night_rules, sheriff, speech, vote
+from arena.rules import aux_police, beliefs, deaths, night as night_rules, sheriff, speech, vote
 from arena.rules.registry import registry
 from arena.types import Cause, Winner, WinReason, phase_name
 
@@ -99,6 +99,7 @@ def day_programme(game: "Game", k: int) -> "Flow":
     for _ in range(rounds):
         order = yield from speech.discussion_order(game)
         yield from speech.speeches(game, order, "discussion")
+    yield from beliefs.after_discussion(game)
     if k == 1 and sw.sheriff and sw.sheriff_election_time == "after_d1_discussion" and state.badge == "unused":
         yield from sheriff.election_after_discussion(game)
     exiled = yield from vote.exile_vote(game)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from arena.actions import choose_seat
 from arena.events import BadgeMoved, DeathsAnnounced, PlayerDied, REFEREE, RoleRevealed, Speech
-from arena.rules import aux_police, speech
+from arena.rules import aux_police, beliefs, speech
 from arena.rules.registry import registry
 from arena.rules.victory import check_winner, contenders
 from arena.types import Cause, Kind, is_wolf_card, parse_phase, primary_cause
@@ -242,6 +242,7 @@ def last_words_step(game: "Game", chain: Chain) -> "Flow":
         yield from speech.offer_self_destruct(game, before_speaker=d.seat)
         text = yield from game.ask(d.seat, Kind.LAST_WORDS, speech.speak_legal(game, d.seat), "pass")
         game.emit(Speech(phase=game.state.phase, seat=d.seat, kind="last_words", text=text))
+        yield from beliefs.after_speech(game, d.seat, "last_words")
 
 
 def consequences(game: "Game", chain: Chain, *, silenced: bool = False) -> "Flow":

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from arena.actions import YES_OR_NO, Speak, SpeechOrderChoice
 from arena.events import BadgeMoved, RoleRevealed, SelfDestructed, Speech, SpeechOrder
 from arena.flow import DayEnds
-from arena.rules import deaths, idiot, wolves
+from arena.rules import beliefs, deaths, idiot, wolves
 from arena.rules.registry import registry
 from arena.types import Cause, Kind, parse_phase
 
@@ -113,6 +113,7 @@ def speeches(game: "Game", order: list[int], kind: str, *, election: bool = Fals
         text = yield from game.ask(seat, decision, speak_legal(game, seat, last=i == len(order) - 1), "pass",
                                    context={"speech": kind})
         game.emit(Speech(phase=game.state.phase, seat=seat, kind=kind, text=text))
+        yield from beliefs.after_speech(game, seat, kind)
         if game.sw.idiot_after_reveal == "may_interject":  # R138 (004 §C): the revealed idiot may talk with him
             yield from idiot.interject(game, seat, kind, election=election)
 
@@ -154,6 +155,7 @@ def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
         if d.speaks:
             text = yield from game.ask(d.seat, Kind.LAST_WORDS, speak_legal(game, d.seat), "pass")
             game.emit(Speech(phase=state.phase, seat=d.seat, kind="last_words", text=text))
+            yield from beliefs.after_speech(game, d.seat, "last_words")
     if election:
         game.flow.election_self_destructs += 1
     raise DayEnds(seat)
