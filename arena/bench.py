@@ -52,7 +52,9 @@ class BenchSuite(BaseModel):
     seed: int
     lang: str = "en"
     seating: Literal["mixed", "sides"] = "mixed"
-    belief_mode: Literal["on", "off"] = Field("on", description="whether LLM agents report private wolf beliefs")
+    belief_mode: Literal["on", "off", "votes", "day_end", "every_speech"] = Field("on", description=(
+        "how LLM agents report private wolf beliefs (arena.rules.beliefs): off, votes (\"on\"), day_end or "
+        "every_speech"))
     reference: list[RosterEntry] = Field(min_length=1, description="the fixed reference roster")
     headline: list[str] = Field(min_length=1, description=(
         "metric ids shown in the entry; id@group picks a group (default: all), e.g. win_rate@side:good"))
@@ -90,7 +92,7 @@ def bench_tournament(suite: BenchSuite, agent: str, label: str, options: dict[st
         raise BenchError(f"label {label!r} is taken by the reference roster; pass another --label")
     opts = dict(options or {})
     if not agent.startswith("bot:") and "beliefs" not in opts:
-        opts["beliefs"] = suite.belief_mode == "on"
+        opts["beliefs"] = "votes" if suite.belief_mode == "on" else suite.belief_mode
     roster = [*suite.reference, RosterEntry(label=label, agent=agent, options=opts)]
     return TournamentConfig(name=f"{suite.name}-{suite.version}-{label}", roster=roster, boards=suite.boards,
                             deals=deals or suite.deals, seed=suite.seed, seating=suite.seating, lang=suite.lang,

@@ -175,3 +175,33 @@ def test_cli_beliefs_applies_to_every_model_seat(tmp_path: Path) -> None:
     lines = read(next(tmp_path.glob("*.jsonl")))
     assert lines[0]["beliefs"] == {"1": "day_end", "2": "day_end"}
     assert {d["seat"] for d in lines if d["type"] == "decision" and d["kind"] == "belief"} == {1, 2}
+
+
+def test_tournament_and_bench_seats_take_a_belief_mode(tmp_path: Path) -> None:
+    """A roster entry's options set its seats' mode (a bad one is refused before any game, naming the
+    modes); a bench suite sets the mode of the agent it rates."""
+    from arena.bench import BenchSuite, bench_tournament
+    from arena.tournament import TournamentConfig, TournamentError, run_tournament
+
+    def config(mode: str) -> TournamentConfig:
+        return TournamentConfig(name="b", roster=[{"label": "m", "agent": "mock:stand-in", "options": {"beliefs": mode}},
+                                                  {"label": "h", "agent": "bot:heuristic"}],
+                                boards=[{"preset": "std-tucheng-9"}], deals=1, seed=3, out=str(tmp_path),
+                                concurrency=1, seating="sides")
+
+    with pytest.raises(TournamentError, match="off, votes, day_end, every_speech"):
+        asyncio.run(run_tournament(config("loud"), out=tmp_path / "bad"))
+    asyncio.run(run_tournament(config("every_speech"), out=tmp_path / "ok"))
+    games = sorted((tmp_path / "ok" / "games").glob("*.jsonl"))
+    assert games
+    for game in games:
+        lines = read(game)
+        model_seats = {a["seat"] for a in lines[0]["agents"] if a["spec"].startswith("mock:")}
+        assert {int(s) for s in lines[0]["beliefs"]} == model_seats
+        assert {d["seat"] for d in lines if d["type"] == "decision" and d["kind"] == "belief"} <= model_seats
+    suite = BenchSuite(name="s", version="1", boards=[{"preset": "std-tucheng-9"}], deals=1, seed=1,
+                       belief_mode="day_end", reference=[{"label": "h", "agent": "bot:heuristic"}], headline=["win_rate"])
+    entry = bench_tournament(suite, "mock:stand-in", "m").roster[-1]
+    assert entry.options["beliefs"] == "day_end"
+    on = bench_tournament(suite.model_copy(update={"belief_mode": "on"}), "mock:stand-in", "m").roster[-1]
+    assert on.options["beliefs"] == "votes"
