@@ -154,9 +154,13 @@ class EventRenderer:
         but the ballots of one vote on one line (``ballots``: who voted for whom, grouped by target),
         the same facts as one line per ballot in fewer tokens."""
         out: list[str] = []
+        skip = set(self.t.get("kept_skip", ()))
         i = 0
         while i < len(events):
             e = events[i]
+            if e.type in skip:
+                i += 1
+                continue
             if e.type == "ballot_cast" and "ballots" in self.t["events"]:
                 j = i
                 while (j < len(events) and events[j].type == "ballot_cast" and events[j].ballot == e.ballot
@@ -199,6 +203,23 @@ class EventRenderer:
             text = text[:limit].rstrip() + self.t.get("digest_cut", "…")
         return fmt(self.t.get("digest_line", "{mark} {phase}: {facts}"), mark=self.b.mark,
                    phase=self.phase_name(phase), facts=text)
+
+    def outcomes_line(self, blocks: Sequence[tuple[str, Sequence[Any]]]) -> str | None:
+        """Older phases folded into one line of outcomes: the facts of each phase but those in
+        ``outcome_skip`` (besides ``digest_skip``) and the "nothing happened" ones (a peaceful night,
+        an empty knife, nobody exiled), each phase by its short name."""
+        skip = set(self.t.get("digest_skip", ())) | set(self.t.get("outcome_skip", ()))
+        phases: list[str] = []
+        for phase, events in blocks:
+            facts = [b for b in (self._body(e) for e in self._digest_events(events)
+                                 if e.type not in SKIPPED_EVENTS and e.type not in skip and e.type != "speech"
+                                 and not _nothing_happened(e)) if b]
+            if facts:
+                phases.append(f"{self.phase_name(phase)} {' '.join(facts)}")
+        if not phases:
+            return None
+        return fmt(self.t.get("outcomes_line", "{mark} {phase}: {facts}"), mark=self.b.mark,
+                   phase=self.phase_name(blocks[-1][0]), facts=" ".join(phases))
 
     @staticmethod
     def _digest_events(events: Sequence[Any]) -> list[Any]:
@@ -349,6 +370,19 @@ class EventRenderer:
 
 # ---- history and memory ------------------------------------------------------------------
 
+def _nothing_happened(e: Any) -> bool:
+    """An event whose line says that nothing happened (a peaceful night, an empty knife, no exile,
+    no sheriff): left out of summary memory's outcomes line."""
+    match e.type:
+        case "deaths_announced" | "sheriff_candidates":
+            return not e.seats
+        case "wolf_knife":
+            return e.target is None
+        case "exile_result" | "sheriff_elected":
+            return e.seat is None
+    return False
+
+
 def phase_blocks(events: Sequence[Any]) -> list[tuple[str, list[Any]]]:
     """Consecutive events grouped by their phase, in log order."""
     blocks: list[tuple[str, list[Any]]] = []
@@ -383,15 +417,27 @@ def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: 
             else ([], blocks)
         if old:
             digest_lines = [t.get("summary_title", "Summary:")]
+            # Days before the last `digest_days` are folded further, into one line of outcomes (deaths,
+            # exiles, the badge...), which the number of players bounds however long the game.
+            days = int(t.get("digest_days", 0))
+            last_day = int(blocks[-1][0][1:])
+            oldest = [(p, evs) for p, evs in old if days and int(p[1:]) <= last_day - days]
+            if oldest:
+                line = renderer.outcomes_line(oldest)
+                if line:
+                    digest_lines.append(line)
             for phase, evs in old:
                 digest_phases.append(phase)
+                if days and int(phase[1:]) <= last_day - days:
+                    continue
                 line = renderer.phase_line(phase, evs)
                 if line:
                     digest_lines.append(line)
             parts.append("\n".join(digest_lines) + "\n")
         limit = speech_chars or int(t.get("summary_speech_chars", 200))
-        for phase, evs in recent:
-            lines = renderer.phase_lines(evs, limit)
+        earlier = int(t.get("digest_speech_chars", limit))
+        for i, (phase, evs) in enumerate(recent):
+            lines = renderer.phase_lines(evs, limit if i == len(recent) - 1 else min(earlier, limit))
             if lines:
                 parts.append("\n".join([renderer.phase_header(phase), *lines]) + "\n")
     else:
@@ -451,12 +497,14 @@ class PromptBuilder:
             counts[card.value] = counts.get(card.value, 0) + 1
         return counts
 
-    def rule_lines(self, observation: Observation) -> tuple[list[str], list[str]]:
+    def rule_lines(self, observation: Observation, kind: str | None = None) -> tuple[list[str], list[str]]:
         """The rule lines of the board in force: (the table's, the seat's own). Full memory: every
         switch that applies to the deck, all of them the table's. Summary memory: the compact card
         (``card_rules``), the same data but only the switches that matter to the seat's own
         decisions; the lines for everyone (``_for: all``) are the table's, the lines for the seat's
-        role go with its briefing, so that the rules block stays the same for every seat."""
+        role go with its briefing, so that the rules block stays the same for every seat.
+        A card line with ``_kinds`` bears only on those decision kinds: it is left out of both lists
+        and given with the question instead (:meth:`kind_rule_lines`, for ``kind``)."""
         sy = self.book.system
         deck = self.deck(observation)
         card = self.memory == "summary" and "card" in sy
@@ -477,10 +525,21 @@ class PromptBuilder:
             audience = table.get("_for", "all") if card else "all"
             if audience != "all" and role not in audience:
                 continue
+            kinds = table.get("_kinds") if card else None
+            if (kinds is None) != (kind is None) or (kinds is not None and kind not in kinds):
+                continue  # kind None: the lines for every decision; else the ones that bear on kind alone
             line = table.get(observation.switches[switch])
             if line:
                 (table_lines if audience == "all" else seat_lines).append(sy.get("rule_prefix", "- ") + line)
         return table_lines, seat_lines
+
+    def kind_rule_lines(self, observation: Observation, kind: str) -> list[str]:
+        """Summary memory: the card's lines that bear only on decisions of ``kind`` (``_kinds``),
+        given with the question rather than in every prompt's rules block."""
+        if self.memory != "summary":
+            return []
+        table_lines, seat_lines = self.rule_lines(observation, kind)
+        return table_lines + seat_lines
 
     def system_text(self, observation: Observation, rules: Sequence[str] | None = None) -> str:
         """The rules of the board in force and how to read and answer: the same text for every seat
@@ -563,7 +622,8 @@ class PromptBuilder:
         return "\n".join(self.question_sections(request, view, legal_text, notes, belief_seats, speech_chars).values())
 
     def question_sections(self, request: Any, view: SeatView, legal_text: str, notes: str | None,
-                          belief_seats: list[int], speech_chars: int | None) -> dict[str, str]:
+                          belief_seats: list[int], speech_chars: int | None,
+                          rules: Sequence[str] = ()) -> dict[str, str]:
         """The prompt's last part by section (``state``, ``notes``, ``question``), all of it volatile.
         The seat, its card and the answer format are not repeated here: the system prompt has them
         (summary memory's compact card gives the JSON shape in one line; a question that wants beliefs
@@ -577,7 +637,7 @@ class PromptBuilder:
         ctx = dict(request.context or {})
         fields: dict[str, Any] = {"seat": self.seat, "phase": request.phase, "legal": legal_text, "kind": request.kind}
         for key, value in ctx.items():
-            if isinstance(value, int) and not isinstance(value, bool) and key != "round":
+            if isinstance(value, int) and not isinstance(value, bool) and key not in ("round", "rounds"):
                 fields[key] = r.s(value)
             elif isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
                 fields[key] = r.seats(value)
@@ -596,7 +656,7 @@ class PromptBuilder:
         if mode is not None:  # the scapegoat's rule in words (ban_list / allow_list, R156)
             fields["scapegoat_rule"] = d["scapegoat_rule"][mode]
         template = d["kinds"][request.kind]  # every kind has its question (tests/test_coverage.py)
-        ask = [fmt(template, **fields)]
+        ask = [*rules, fmt(template, **fields)]
         if belief_seats:
             ask.append(d["beliefs_short" if self.memory == "summary" and "beliefs_short" in d else "beliefs_ask"])
         return {"state": "\n".join([now, *self.state_lines(view, self._events)]),
@@ -619,7 +679,8 @@ class PromptBuilder:
         saved = poisoned = False
         order: list[int] | None = None
         claims: dict[int, list[str]] = {}
-        votes: list[str] = []
+        votes: list[tuple[str, str]] = []  # (day, the vote in words)
+        ballots: dict[tuple[str, str, int], list[Any]] = {}  # (phase, ballot, round) -> the ballots seen
         results = self.book.events.get("results", {})
         for e in events:
             t = e.type
@@ -649,11 +710,10 @@ class PromptBuilder:
                     item = fmt(st["claim_check"], seat=r.s(seat), result=results.get(result, result))
                     if item not in said:
                         said.append(item)
+            elif t == "ballot_cast":
+                ballots.setdefault((e.phase, e.ballot, e.round), []).append(e)
             elif t == "vote_result" and e.tally:
-                name = self.book.events.get("ballot_names", {}).get(e.ballot, e.ballot)
-                tally = r.sep.join(fmt(self.book.events.get("tally_item", "{seat}: {votes}"), seat=r.s(int(k)),
-                                       votes=f"{v:g}") for k, v in sorted(e.tally.items(), key=lambda kv: int(kv[0])))
-                votes.append(fmt(st["vote_item"], phase=r.phase_name(e.phase), ballot=name, tally=tally))
+                votes.append((e.phase[1:], self.vote_item(e, ballots.get((e.phase, e.ballot, e.round), []))))
         lines: list[str] = []
         if role == "witch":
             lines.append(fmt(st["potions"], antidote=st["used" if saved else "left"],
@@ -667,9 +727,42 @@ class PromptBuilder:
         ledger = [fmt(st["claim_seat"], seat=r.s(s), items=r.sep.join(items)) for s, items in sorted(claims.items()) if items]
         if ledger:
             lines.append(fmt(st["claims"], items=st.get("claims_sep", "; ").join(ledger)))
-        if votes:
-            lines.append(fmt(st["votes"], items=st.get("claims_sep", "; ").join(votes)))
+        days = list(dict.fromkeys(day for day, _ in votes))
+        keep = int(st.get("votes_days", 0)) if self.memory == "summary" else 0
+        if keep and len(days) > keep:  # summary memory: the last days' votes; older exiles are in the digest
+            kept = set(days[-keep:])
+            lines.append(fmt(st["votes_recent"], days=keep, items=st.get("claims_sep", "; ").join(
+                item for day, item in votes if day in kept)))
+        elif votes:
+            lines.append(fmt(st["votes"], items=st.get("claims_sep", "; ").join(item for _, item in votes)))
         return lines
+
+    def vote_item(self, result: Any, ballots: Sequence[Any]) -> str:
+        """One vote of the "votes so far" line: who voted for whom, grouped by target ("D2 exile:
+        1,3→8 2→5"; "第2天放逐：1号、3号投8号，2号投5号"), when the seat saw every ballot; else (secret
+        ballots) the totals the referee announced."""
+        st = self.book.decisions["state"]
+        r = self.renderer
+        phase = r.phase_name(result.phase)
+        counted = sum(b.weight for b in ballots if b.target is not None)
+        if "vote_ballots" in st and ballots and abs(counted - sum(result.tally.values())) < 1e-9:
+            name = st.get("ballot_short", {}).get(result.ballot, result.ballot)
+            groups: dict[int | None, list[str]] = {}
+            for b in ballots:
+                voter = fmt(st["vote_seat"], n=b.voter)
+                if b.weight != 1 and b.target is not None:
+                    voter += fmt(st["vote_weight"], weight=f"{b.weight:g}")
+                groups.setdefault(b.target, []).append(voter)
+            sep = st.get("vote_voter_sep", ",")
+            parts = [fmt(st["vote_group"], voters=sep.join(groups[t]), target=fmt(st["vote_seat"], n=t))
+                     for t in sorted(t for t in groups if t is not None)]
+            if None in groups:
+                parts.append(fmt(st["vote_abstain"], voters=sep.join(groups[None])))
+            return fmt(st["vote_ballots"], phase=phase, ballot=name, groups=st.get("vote_group_sep", " ").join(parts))
+        name = self.book.events.get("ballot_names", {}).get(result.ballot, result.ballot)
+        tally = r.sep.join(fmt(self.book.events.get("tally_item", "{seat}: {votes}"), seat=r.s(int(k)), votes=f"{v:g}")
+                           for k, v in sorted(result.tally.items(), key=lambda kv: int(kv[0])))
+        return fmt(st["vote_item"], phase=phase, ballot=name, tally=tally)
 
     def proposals_text(self, ctx: dict[str, Any]) -> str:
         """R24's conferral: the teammates' latest proposals (and the targets objected to), in words."""
@@ -702,7 +795,8 @@ class PromptBuilder:
         if parts:
             parts[-1] = ContentPart(text=parts[-1].text, cache=True)
         self._events = observation.events
-        asked = self.question_sections(request, view, legal_text, notes, belief_seats, speech_chars)
+        asked = self.question_sections(request, view, legal_text, notes, belief_seats, speech_chars,
+                                       self.kind_rule_lines(observation, getattr(request.kind, "value", request.kind)))
         parts.append(ContentPart(text="\n".join(asked.values())))
         user = ChatMessage(role="user", parts=tuple(parts))
         memory = dict(history.record)

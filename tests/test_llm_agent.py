@@ -12,7 +12,7 @@ import pytest
 
 from agents.llm import LLMAgent, LLMAgentOptions
 from agents.llm_answer import answer_schema, extract_json
-from agents.llm_prompts import PromptBuilder, quote_speech
+from agents.llm_prompts import PromptBuilder, prompt_book, quote_speech
 from agents.providers import ChatMessage, GenerateOptions
 from agents.providers.mock import INJECTION_SPEECH, MockConfig, MockProvider
 from agents.providers.wrapper import CallPolicy, ManagedProvider
@@ -557,9 +557,9 @@ def test_summary_card_is_generated_from_the_board_and_keeps_only_the_seat_s_swit
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_summary_memory_says_each_fact_once(lang):
-    """The ballots of one vote on one line, grouped by target (who voted for whom stays in); a
-    folded phase does not repeat a death its line already states; the JSON shape is in the card,
-    not in every question."""
+    """The ballots of one vote on one line, grouped by target (who voted for whom stays in), once:
+    in the state line's votes so far, not again in the record; a folded phase does not repeat a
+    death its line already states; the JSON shape is in the card, not in every question."""
     from arena.events import BallotCast, ExileResult, VoteResult
 
     ballots = [BallotCast(phase="D1", ballot="exile", voter=v, target=t, weight=w)
@@ -571,11 +571,14 @@ def test_summary_memory_says_each_fact_once(lang):
     builder = PromptBuilder(lang, 5, memory="summary")
     built = builder.build(observation(lang=lang, log=day1), vote_request())
     text = built.messages[1].text
-    arrow, group, four = ("→", "#1, #2 → #3", "#4") if lang == "en" else ("投", "1号、2号投3号", "4号")
-    ballot_lines = [ln for ln in text.splitlines() if "：" in ln and group in ln] if lang == "zh" else \
-        [ln for ln in text.splitlines() if arrow in ln]
-    assert len(ballot_lines) == 1 and group in ballot_lines[0] and four in ballot_lines[0]
-    assert "×2" in ballot_lines[0] and ("#8" if lang == "en" else "8号") in ballot_lines[0]
+    group, four, eight = ("1,2→3", "4(×2)→6", "8 abstain") if lang == "en" else ("1号、2号投3号", "4号（×2）投6号",
+                                                                                "8号弃票")
+    ballot_lines = [ln for ln in text.splitlines() if group in ln]
+    assert len(ballot_lines) == 1 and four in ballot_lines[0], ballot_lines
+    record = "".join(p.text for p in built.messages[1].parts[:-1])
+    assert prompt_book(lang).events["ballot_names"]["exile"] not in record  # neither ballots nor totals again
+    assert eight in ballot_lines[0]
+    assert ballot_lines[0].startswith(prompt_book(lang).decisions["state"]["votes"].split("{")[0])
     assert '"reasoning"' in built.messages[0].parts[0].text and '"reasoning"' not in built.messages[1].parts[-1].text
     assert '"beliefs"' in built.messages[1].parts[-1].text
     later = day1 + [PhaseStarted(phase="N2"), PhaseStarted(phase="D2"),
@@ -583,7 +586,7 @@ def test_summary_memory_says_each_fact_once(lang):
     digest = builder.build(observation(lang=lang, log=later), vote_request()).messages[1].parts[0].text
     d1 = next(ln for ln in digest.splitlines() if "D1" in ln or "第1天" in ln)
     seven, three = ("#7", "#3") if lang == "en" else ("7号", "3号")
-    assert seven in d1 and d1.count(three) == 2  # in the tally and exiled: no "Died: #3" after it
+    assert seven in d1 and d1.count(three) == 1  # exiled: no "Died: #3" after it (the tally is in the votes)
 
 
 def test_a_summary_game_stays_under_100k_prompt_tokens_flat_per_call():
