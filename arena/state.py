@@ -19,9 +19,11 @@ from arena.events import (AnswerRefused, AuxPoliceAppointed, BadgeMoved, BallotC
                           SheriffWithdrew, SkillsLost, Speech, SpeechOrder, ThiefCards, Thought, TravelerInfo,
                           VoteResult, VotersPunished, WildWolfKill, WitchPoisoned, WitchSaved, WitchTold, WitnessNamed,
                           WolfKnife, WolfKnifeVote, WolfProposal, WolfTeam, WolfTeamMessage, WolfVeto)
+from arena.rules.registry import registry
 from arena.types import Cause, Role, Winner, is_wolf_card, parse_phase
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass
@@ -53,21 +55,16 @@ class GameState:
     phase: str = "N1"
     sheriff: int | None = None
     badge: Literal["unused", "held", "torn", "lost"] = "unused"
-    antidote: bool = True
-    poison: bool = True
-    guard_last: int | None = None
     lovers: tuple[int, int] | None = None
-    extra_life_used: set[int] = field(default_factory=set)  # elders whose extra life is gone (R130)
     disabled: set[int] = field(default_factory=set)  # seats whose skills are lost (R133, R169)
     vote_restriction: tuple[int, str, tuple[int, ...]] | None = None  # (day, "ban"/"allow", seats) (R156)
     cupid: int | None = None  # the seat that linked the lovers (a maid who later takes the card is not him)
     witness: int | None = None  # 003 (R147)
-    original_used: bool = False  # 003 witch's original potion (R112)
-    hunting_gun_used: bool = False  # 003 (R125)
-    brother_awakened: bool = False  # 003 little wolf brother's awakening kill done (R167)
-    fire_wolf_used: bool = False  # 003 (R169)
     aux_police: int | None = None  # 003 (R95)
     deaths: list[Death] = field(default_factory=list)
+    #: Each role's own record (the witch's potions, the guard's last target...), by record class; declared
+    #: by the role's spec (:class:`arena.rules.registry.RoleState`) and read through the role's module.
+    records: dict[type, Any] = field(default_factory=lambda: registry().initial_records())
     winner: Winner | None = None
     win_reason: str = ""
     # Memos of derived data (see derived()): not state, so neither shown nor compared.
@@ -85,6 +82,11 @@ class GameState:
     @property
     def day_number(self) -> int:
         return parse_phase(self.phase)[1]
+
+    def record(self, kind: type[R]) -> R:
+        """The role record of class ``kind`` (the reducer alone replaces it)."""
+        record: R = self.records[kind]
+        return record
 
     def derived(self, name: str, key: object, compute: Callable[["GameState"], T]) -> T:
         """``compute(self)``, worked out again only when ``key`` differs from the last call's under
@@ -163,6 +165,16 @@ _NO_STATE_CHANGE: frozenset[type] = frozenset({
 _CARD_OR_LINK = frozenset[type]((RoleAssigned, LoversLinked, WitnessNamed))
 
 
+#: Event class -> the role records it changes (the registry's ``record_folds``), loaded on first use.
+_record_folds: dict[type, tuple[tuple[type, Callable[[Any, Any, GameState], Any]], ...]] | None = None
+
+
+def _load_record_folds() -> dict[type, tuple[tuple[type, Callable[[Any, Any, GameState], Any]], ...]]:
+    global _record_folds
+    _record_folds = registry().record_folds
+    return _record_folds
+
+
 def apply_event(state: GameState, e: Event) -> None:
     """The reducer: the only code that changes a GameState after setup. Every event class has its case
     (the type checker holds it to that: ``assert_never``)."""
@@ -172,23 +184,16 @@ def apply_event(state: GameState, e: Event) -> None:
         return
     if kind in _CARD_OR_LINK:
         state.cards_version += 1
+    folds = _record_folds.get(kind) if _record_folds is not None else _load_record_folds().get(kind)
+    if folds is not None:
+        records = state.records
+        for record_kind, fold in folds:
+            records[record_kind] = fold(records[record_kind], e, state)
     match e:
         case PhaseStarted():
             state.phase = e.phase
         case RoleAssigned():
             state.players[e.seat].card = e.role
-        case GuardProtected():
-            state.guard_last = e.target if e.effective else None
-        case WitchSaved():
-            if e.potion == "original":
-                state.original_used = True
-            else:
-                state.antidote = False
-        case WitchPoisoned():
-            if e.potion == "original":
-                state.original_used = True
-            else:
-                state.poison = False
         case PlayerDied():
             if state.aux_police == e.seat:
                 state.aux_police = None  # R96
@@ -217,25 +222,12 @@ def apply_event(state: GameState, e: Event) -> None:
             state.cupid = e.cupid if e.lovers else None
         case WitnessNamed():
             state.witness = e.witness
-        case HuntingGunFired():
-            state.hunting_gun_used = True
-        case BrotherKill():
-            state.brother_awakened = True
-        case FireWolfUsed():
-            state.fire_wolf_used = True
-        case MaidSwapped():
-            if state.card(e.seat) == Role.WITCH:  # R160: a maid who becomes the witch has one original potion
-                state.antidote = False
-                state.poison = False
-                state.original_used = False
         case AuxPoliceAppointed():
             state.aux_police = e.seat
         case VotersPunished():
             state.vote_restriction = (e.day, "ban", tuple(e.seats))
         case CenterCards():
             state.center = list(e.cards)
-        case ElderLifeLost():
-            state.extra_life_used.add(e.seat)
         case SkillsLost():
             state.disabled.update(e.seats)
         case ScapegoatBan():
@@ -250,5 +242,8 @@ def apply_event(state: GameState, e: Event) -> None:
               | GameStarted() | WolfTeam() | LoversRecognised() | ThiefCards() | LittleGirlPeeked()
               | LittleGirlCaught() | LittleGirlKill() | TravelerInfo() | SeersMet() | WildWolfKill() | KingTook()):
             pass  # _NO_STATE_CHANGE: returned above
+        case (GuardProtected() | WitchSaved() | WitchPoisoned() | HuntingGunFired() | BrotherKill() | FireWolfUsed()
+              | MaidSwapped() | ElderLifeLost()):
+            pass  # a role's own record: folded above by the role's spec
         case _:
             assert_never(e)

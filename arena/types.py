@@ -5,52 +5,84 @@ Seats are plain integers 1..N. Display names come from templates in ``prompts/``
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from functools import lru_cache
-from typing import Iterable
+from typing import Any, ClassVar, Iterable
 
 
-class Role(StrEnum):
-    VILLAGER = "villager"
-    WEREWOLF = "werewolf"
-    SEER = "seer"
-    WITCH = "witch"
-    HUNTER = "hunter"
-    GUARD = "guard"
-    ELDER = "elder"
-    IDIOT = "idiot"
-    CUPID = "cupid"
-    THIEF = "thief"
-    LITTLE_GIRL = "little_girl"
-    SCAPEGOAT = "scapegoat"
-    TRAVELER = "traveler"
-    MAID = "maid"
-    WHITE_WOLF_KING = "white_wolf_king"
-    BLACK_WOLF_KING = "black_wolf_king"
-    WAR_WOLF = "war_wolf"
-    BIG_WOLF_BROTHER = "big_wolf_brother"
-    LITTLE_WOLF_BROTHER = "little_wolf_brother"
-    WILD_WOLF = "wild_wolf"
-    FIRE_WOLF = "fire_wolf"
-    HERMIT = "hermit"  # a test-only role: shows what adding a role takes (arena/rules/hermit.py)
+class Role(str):
+    """A card id, such as ``"witch"``. The set of cards is open: each role module declares its card in its
+    :class:`~arena.rules.registry.RoleSpec` and the registry lists them (a board dealing any other card is
+    refused at setup), so adding a role does not touch this module. The constants below name the cards
+    that rules about other roles refer to."""
+
+    __slots__ = ()
+
+    VILLAGER: ClassVar[Role]
+    WEREWOLF: ClassVar[Role]
+    SEER: ClassVar[Role]
+    WITCH: ClassVar[Role]
+    HUNTER: ClassVar[Role]
+    GUARD: ClassVar[Role]
+    ELDER: ClassVar[Role]
+    IDIOT: ClassVar[Role]
+    CUPID: ClassVar[Role]
+    THIEF: ClassVar[Role]
+    LITTLE_GIRL: ClassVar[Role]
+    SCAPEGOAT: ClassVar[Role]
+    TRAVELER: ClassVar[Role]
+    MAID: ClassVar[Role]
+    WHITE_WOLF_KING: ClassVar[Role]
+    BLACK_WOLF_KING: ClassVar[Role]
+    WAR_WOLF: ClassVar[Role]
+    BIG_WOLF_BROTHER: ClassVar[Role]
+    LITTLE_WOLF_BROTHER: ClassVar[Role]
+    WILD_WOLF: ClassVar[Role]
+    FIRE_WOLF: ClassVar[Role]
+
+    @property
+    def value(self) -> str:
+        """The id as a plain string (as an enum member's ``value``)."""
+        return str.__str__(self)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_after_validator_function(
+            _card_id, core_schema.str_schema(),
+            serialization=core_schema.plain_serializer_function_ser_schema(str.__str__, when_used="json"))
 
 
-WOLF_CARDS = frozenset(
-    {
-        Role.WEREWOLF,
-        Role.WHITE_WOLF_KING,
-        Role.BLACK_WOLF_KING,
-        Role.WAR_WOLF,
-        Role.BIG_WOLF_BROTHER,
-        Role.LITTLE_WOLF_BROTHER,
-        Role.WILD_WOLF,
-        Role.FIRE_WOLF,
-    }
-)
+def _card_id(value: str) -> Role:
+    if not _CARD_ID.fullmatch(value):
+        raise ValueError(f"not a card id: {value!r} (lower-case letters and underscores, e.g. 'witch')")
+    return Role(value)
+
+
+_CARD_ID = re.compile(r"[a-z][a-z_]*")
+
+for _name in ("villager", "werewolf", "seer", "witch", "hunter", "guard", "elder", "idiot", "cupid", "thief",
+              "little_girl", "scapegoat", "traveler", "maid", "white_wolf_king", "black_wolf_king", "war_wolf",
+              "big_wolf_brother", "little_wolf_brother", "wild_wolf", "fire_wolf"):
+    setattr(Role, _name.upper(), Role(_name))
+
+_wolf_cards: frozenset[Role] | None = None
+
+
+def wolf_cards() -> frozenset[Role]:
+    """The cards of the wolves camp, as the role modules declare them (:mod:`arena.rules.registry`)."""
+    global _wolf_cards
+    if _wolf_cards is None:
+        from arena.rules.registry import registry  # the role modules sit above; asked once, then kept
+
+        _wolf_cards = registry().wolf_cards()
+    return _wolf_cards
 
 
 def is_wolf_card(role: Role | str) -> bool:
-    return role in WOLF_CARDS
+    return role in (_wolf_cards or wolf_cards())
 
 
 class Camp(StrEnum):

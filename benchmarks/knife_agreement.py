@@ -18,7 +18,7 @@ from agents.heuristic import HeuristicBot
 from agents.registry import make_agent
 from arena.engine import Game, GameSetup
 from arena.referee import run_game
-from arena.types import WOLF_CARDS
+from arena.types import is_wolf_card
 
 TABLES = ("heuristic", "random_wolf", "standin_wolf", "standin_wolves")
 
@@ -34,7 +34,7 @@ def seats_for(table: str, wolves: list[int], seat: int, seed: int):
 def play(table: str, seed: int, rules: dict) -> tuple[int, int]:
     setup = GameSetup(preset="std-12-guard", seed=seed, rules=rules)
     deal = Game(setup).state.players
-    wolves = sorted(s for s, p in deal.items() if p.card in WOLF_CARDS)
+    wolves = sorted(s for s, p in deal.items() if is_wolf_card(p.card))
     agents = [seats_for(table, wolves, s, seed) for s in range(1, 13)]
     result = asyncio.run(run_game(setup, agents))
     knives = [e for e in result.game.log if e.type == "wolf_knife"]

@@ -12,18 +12,21 @@ import pytest
 from arena.config import Switches
 from arena.rules.registry import NightStepSpec, RoleSpec, build, registry
 from arena.state import GameState
-from arena.types import WOLF_CARDS, Camp, Role
+from arena.types import Camp, Role, wolf_cards
 
 if TYPE_CHECKING:
     from arena.engine import Game
 
 
-def test_every_card_of_the_vocabulary_has_a_role_module() -> None:
-    assert registry().roles == frozenset(Role)
+def test_every_card_named_in_the_vocabulary_has_a_role_module() -> None:
+    named = {value for value in vars(Role).values() if isinstance(value, Role)}
+    assert len(named) == 21 and named <= registry().roles
 
 
 def test_wolf_cards_are_the_specs_of_the_wolves_camp() -> None:
-    assert registry().wolf_cards() == WOLF_CARDS
+    assert wolf_cards() == {r for r, s in registry().specs.items() if s.camp == Camp.WOLVES}
+    assert wolf_cards() == {Role.WEREWOLF, Role.WHITE_WOLF_KING, Role.BLACK_WOLF_KING, Role.WAR_WOLF,
+                            Role.BIG_WOLF_BROTHER, Role.LITTLE_WOLF_BROTHER, Role.WILD_WOLF, Role.FIRE_WOLF}
 
 
 def test_night_orders_are_the_rulebooks() -> None:
@@ -64,7 +67,7 @@ def test_every_state_field_is_the_tables_or_owned_by_one_role() -> None:
     """Roles do not add flags to the game state unannounced: a field is the table's own (seats, phase,
     badge, deaths, result) or declared by exactly one role's spec."""
     table = {"rules", "players", "version", "cards_version", "center", "phase", "sheriff", "badge", "aux_police",
-             "deaths", "winner", "win_reason", "_derived"}
+             "deaths", "winner", "win_reason", "records", "_derived"}
     owners: dict[str, list[Role]] = {}
     for role, spec in registry().specs.items():
         for name in spec.state:
@@ -73,6 +76,25 @@ def test_every_state_field_is_the_tables_or_owned_by_one_role() -> None:
     assert not {n for n, o in owners.items() if len(o) > 1}, owners
     assert set(owners) <= fields, set(owners) - fields
     assert fields - table == set(owners), f"state fields nobody owns: {sorted(fields - table - set(owners))}"
+
+
+def test_role_records_are_one_per_role_and_folded_only_by_the_reducer() -> None:
+    """A role's own state is a frozen record declared by its spec (one record class per role); the events
+    that change it are folded by the reducer, so replaying the log rebuilds every record."""
+    from arena.state import Player, apply_event
+    from arena.rules.witch import Potions
+
+    kinds = [type(s.record.initial) for s in registry().specs.values() if s.record is not None]
+    assert len(set(kinds)) == len(kinds) >= 6
+    for kind in kinds:
+        assert dataclasses.is_dataclass(kind) and kind.__dataclass_params__.frozen, kind  # type: ignore[attr-defined]
+    deal = ["hunter", "witch", "seer", "werewolf", "werewolf", "werewolf", "villager", "villager", "hermit"]
+    game = _play_knifing("test-hermit-9", deal, victim=8, nights=1, save=True)
+    assert game.state.record(Potions) == Potions(antidote=False, poison=True)  # R113: the antidote is spent
+    replayed = GameState(rules=game.state.rules, players={s: Player(s, Role(c)) for s, c in enumerate(deal, 1)})
+    for event in game.log:
+        apply_event(replayed, event)
+    assert replayed.records == game.state.records != registry().initial_records()
 
 
 def test_clashing_declarations_are_refused_with_the_names() -> None:
@@ -88,14 +110,14 @@ def test_clashing_declarations_are_refused_with_the_names() -> None:
         build({Role.SEER: a, Role.GUARD: c})
 
 
-def _play_knifing(preset: str, deal: list[str], victim: int, nights: int) -> "Game":
+def _play_knifing(preset: str, deal: list[str], victim: int, nights: int, save: bool = False) -> "Game":
     from arena.engine import Game, GameSetup
 
     game = Game(GameSetup(preset=preset, seed=0, deal=deal))
     while not game.over and game.state.phase != f"D{nights}":
         answers = {}
         for r in game.pending():
-            answers[r.id] = victim if r.kind == "wolf_kill" else (False if r.kind == "witch_save" else r.default)
+            answers[r.id] = victim if r.kind == "wolf_kill" else (save if r.kind == "witch_save" else r.default)
         game.submit(answers)
     return game
 

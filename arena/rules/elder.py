@@ -20,23 +20,35 @@ information (R30).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from arena.events import ElderLifeLost, REFEREE, SkillsLost
 from arena.types import WOLF_ATTACKS, Camp, Cause, Role
-from arena.rules.registry import AttackShield, NightStepSpec, RoleSpec, registry
+from arena.rules.registry import AttackShield, NightStepSpec, RoleSpec, RoleState, registry
 
 if TYPE_CHECKING:
     from arena.engine import Game
     from arena.rules.night import Night
     from arena.state import GameState
 
+@dataclass(frozen=True)
+class LivesLost:
+    """The elders whose extra life is gone (R130)."""
+
+    seats: frozenset[int] = frozenset()
+
+
+def _life_lost(lost: LivesLost, event: ElderLifeLost, state: "GameState") -> LivesLost:
+    return LivesLost(lost.seats | {event.seat})
+
+
 #: Causes of the elder's death that trigger the penalty (R133): the village's own killings.
 PENALTY_CAUSES = frozenset({Cause.EXILE, Cause.POISON, Cause.SHOT, Cause.HUNTING_GUN})
 
 
 def has_extra_life(game: "Game", seat: int) -> bool:
-    return seat not in game.state.extra_life_used and not game.state.skill_disabled(seat)
+    return seat not in game.state.record(LivesLost).seats and not game.state.skill_disabled(seat)
 
 
 def other_good_god_alive(game: "Game", seat: int) -> bool:
@@ -134,5 +146,5 @@ SPEC = RoleSpec(
     steps=(NightStepSpec("elder", None, called_for=Role.ELDER, sits={"order_000": (50, "all"), "order_004c": (50, "n1")}),),
     shield=AttackShield(rank=40, void=shield), in_batch=penalty_in_batch, end_of_night=end_of_night,
     side_class=side_class,
-    state=("extra_life_used", "disabled"),
+    state=("disabled",), record=RoleState(LivesLost(), {ElderLifeLost: _life_lost}),
 )

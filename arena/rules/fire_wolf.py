@@ -13,24 +13,37 @@ tonight's knife were settled before it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeat
 from arena.events import FireWolfUsed, REFEREE, SkillsLost, only
 from arena.types import Camp, Kind, Role
-from arena.rules.registry import NightStepSpec, RoleSpec
+from arena.rules.registry import NightStepSpec, RoleSpec, RoleState, registry
 
 if TYPE_CHECKING:
     from arena.engine import Game
     from arena.flow import Flow
     from arena.rules.night import Night
+    from arena.state import GameState
+
+
+@dataclass(frozen=True)
+class Fire:
+    """The fire wolf's once-a-game disable has been used (R169)."""
+
+    used: bool = False
+
+
+def _used(fire: Fire, event: FireWolfUsed, state: "GameState") -> Fire:
+    return Fire(used=True)
 
 
 def night_step(game: "Game", night: "Night") -> "Flow":
     from arena.rules.wild_wolf import a_wolf_has_died
 
     state = game.state
-    if state.fire_wolf_used or not a_wolf_has_died(game):
+    if state.record(Fire).used or not a_wolf_has_died(game):
         return
     for seat in state.holders(Role.FIRE_WOLF):
         if state.skill_disabled(seat):
@@ -42,12 +55,12 @@ def night_step(game: "Game", night: "Night") -> "Flow":
         game.emit(FireWolfUsed(phase=night.phase, visibility=only(seat), seat=seat, target=target))
         if not state.skill_disabled(target):
             game.emit(SkillsLost(phase=night.phase, visibility=REFEREE, seats=[target], reason="fire_wolf"))
-        player = state.players[target]
-        if player.card == Role.IDIOT and player.idiot_revealed:
+        dies = registry().spec(state.card(target)).dies_without_skill
+        if dies is not None and dies(state, target):  # R139: a revealed idiot
             night.skill_loss.append(target)
         return
 
 
 SPEC = RoleSpec(role=Role.FIRE_WOLF, camp=Camp.WOLVES, kinds=(Kind.FIRE_WOLF_DISABLE,),
                 steps=(NightStepSpec("fire_wolf", night_step, called_for=Role.FIRE_WOLF, sits={"order_003": (90, "all")}),),
-                state=("fire_wolf_used",))
+                record=RoleState(Fire(), {FireWolfUsed: _used}))

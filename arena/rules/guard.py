@@ -2,21 +2,38 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from arena.actions import choose_seat
 from arena.events import GuardProtected, only
 from arena.types import Camp, Kind, Role
-from arena.rules.registry import NightStepSpec, RoleSpec
+from arena.rules.registry import NightStepSpec, RoleSpec, RoleState
 
 if TYPE_CHECKING:
     from arena.engine import Game
     from arena.flow import Flow
     from arena.rules.night import Night
+    from arena.state import GameState
+
+
+@dataclass(frozen=True)
+class LastGuarded:
+    """Whom the guard's protection last took effect on (R127: not the same player two nights running)."""
+
+    seat: int | None = None
+
+
+def last_guarded(state: "GameState") -> int | None:
+    return state.record(LastGuarded).seat
+
+
+def _protected(last: LastGuarded, event: GuardProtected, state: "GameState") -> LastGuarded:
+    return LastGuarded(event.target if event.effective else None)
 
 
 def legal_targets(game: "Game", night: "Night") -> tuple[int, ...]:
-    last = game.state.guard_last
+    last = last_guarded(game.state)
     refuse_repeat = game.sw.guard_repeat == "refuse"
     return tuple(s for s in night.alive_at_start if not (refuse_repeat and s == last))
 
@@ -42,9 +59,9 @@ def splash(game: "Game", night: "Night", target: int) -> set[int]:
 def night_step(game: "Game", night: "Night") -> "Flow":
     for seat in game.state.holders(Role.GUARD):
         target = yield from game.ask(seat, Kind.GUARD, choose_seat(legal_targets(game, night)), None,
-                                     context={"last_guarded": game.state.guard_last})
+                                     context={"last_guarded": last_guarded(game.state)})
         # guard_repeat=void: the repeated choice stands but protects nobody (R127), and breaks the chain (OQ39).
-        effective = target is not None and target != game.state.guard_last
+        effective = target is not None and target != last_guarded(game.state)
         if game.state.skill_disabled(seat):
             effective = False  # R133: a guard without skills protects nobody
         game.emit(GuardProtected(phase=night.phase, visibility=only(seat), seat=seat, target=target,
@@ -59,6 +76,6 @@ SPEC = RoleSpec(
     steps=(NightStepSpec("guard", night_step, called_for=Role.GUARD,
                          sits={"order_000": (40, "all"), "order_004a": (40, "all"), "order_004c": (60, "all"),
                                "order_003": (50, "all")}),),
-    state=("guard_last",),
+    record=RoleState(LastGuarded(), {GuardProtected: _protected}),
     good_skill="god",
 )

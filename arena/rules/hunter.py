@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeat
 from arena.events import HunterShot, HunterStatus, HuntingGunFired, RoleRevealed, only
 from arena.types import Camp, Cause, Kind, Role
-from arena.rules.registry import DeathSkill, NightStepSpec, RoleSpec
+from arena.rules.registry import DeathSkill, NightStepSpec, RoleSpec, RoleState
 
 if TYPE_CHECKING:
     from arena.engine import Game
     from arena.flow import Flow
     from arena.rules.deaths import Departed
     from arena.rules.night import Night
+    from arena.state import GameState
+
+
+@dataclass(frozen=True)
+class HuntingGun:
+    """003's once-a-game night gun (R125) has been fired."""
+
+    fired: bool = False
+
+
+def _fired(gun: HuntingGun, event: HuntingGunFired, state: "GameState") -> HuntingGun:
+    return HuntingGun(fired=True)
 
 
 def blocked_by(game: "Game", causes: tuple[Cause, ...] | list[Cause]) -> bool:
@@ -33,7 +46,7 @@ def hunting_gun_step(game: "Game", night: "Night") -> "Flow":
     from arena.rules.night import add_attack
 
     state = game.state
-    if not game.sw.hunting_gun or state.hunting_gun_used:
+    if not game.sw.hunting_gun or state.record(HuntingGun).fired:
         return
     for seat in state.holders(Role.HUNTER):
         able = not state.skill_disabled(seat)
@@ -83,6 +96,6 @@ SPEC = RoleSpec(
                          sits={"order_000": (90, "all"), "order_004a": (80, "all"), "order_004c": (40, "n1")}),
            NightStepSpec("hunting_gun", hunting_gun_step, called_for=Role.HUNTER, sits={"order_003": (100, "all")})),
     death_skill=DeathSkill(kind=Kind.HUNTER_SHOOT, usable=can_shoot, announce=announce_shot),
-    state=("hunting_gun_used",),
+    record=RoleState(HuntingGun(), {HuntingGunFired: _fired}),
     good_skill="god",
 )

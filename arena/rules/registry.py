@@ -19,7 +19,7 @@ import importlib
 import pkgutil
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Generic, Literal, Mapping, TypeVar
 
 from arena.types import Camp, Cause, Kind, Role
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from arena.state import GameState
 
 Nights = Literal["n1", "all"]
+Record = TypeVar("Record")
 StepFn = Callable[["Game", "Night"], "Flow"]
 
 
@@ -76,6 +77,16 @@ class AttackShield:
 
 
 @dataclass(frozen=True)
+class RoleState(Generic[Record]):
+    """A role's own state: one frozen record per game (keyed by its class on
+    :attr:`arena.state.GameState.records`), read through the role's module. The reducer is its only writer:
+    for each event class in ``folds`` it replaces the record by ``fold(record, event, state)``."""
+
+    initial: Record
+    folds: Mapping[type, Callable[[Record, Any, "GameState"], Record]]
+
+
+@dataclass(frozen=True)
 class RoleSpec:
     """Everything the referee needs to know about one card."""
 
@@ -100,6 +111,8 @@ class RoleSpec:
     takes_the_knife: Callable[["Game"], list[int]] | None = None
     #: R167: the holder of this wolf card does not (yet) act or read as a wolf.
     latent: Callable[["Game", int], bool] | None = None
+    #: R108: what the seer's check reads for the holder ("wolf"/"good"); None: by the card's camp.
+    seen_as: Callable[["Game", int], Literal["wolf", "good"] | None] | None = None
     #: R153: the wolves may name no one tonight.
     forbids_knife: Callable[["Night"], bool] | None = None
     #: R66: a wolf card may self-destruct unless this is False.
@@ -119,6 +132,8 @@ class RoleSpec:
     side_class: Callable[["GameState"], Literal["god", "villager"] | None] | None = None
     #: The :class:`arena.state.GameState` fields this role owns (written only by its events).
     state: tuple[str, ...] = ()
+    #: The role's own record (potions left, a skill used...), folded from its events by the reducer.
+    record: RoleState[Any] | None = None
 
 
 @dataclass(frozen=True, eq=False)  # hashed by identity: its derived lists are memoised on it
@@ -178,6 +193,20 @@ class Registry:
     def after_exile_hooks(self) -> tuple[Callable[["Game", int], "Flow"], ...]:
         return tuple(s.after_exile for s in self.specs.values() if s.after_exile is not None)
 
+    def initial_records(self) -> dict[type, Any]:
+        """Every role's record at the start of a game, by record class."""
+        return {type(s.record.initial): s.record.initial for s in self.specs.values() if s.record is not None}
+
+    @cached_property
+    def record_folds(self) -> dict[type, tuple[tuple[type, Callable[[Any, Any, "GameState"], Any]], ...]]:
+        """Event class -> (record class, fold) for every role record that event changes."""
+        folds: dict[type, list[tuple[type, Callable[[Any, Any, "GameState"], Any]]]] = {}
+        for spec in self.specs.values():
+            if spec.record is not None:
+                for event, fold in spec.record.folds.items():
+                    folds.setdefault(event, []).append((type(spec.record.initial), fold))
+        return {event: tuple(pairs) for event, pairs in folds.items()}
+
     @cached_property
     def knife_takers(self) -> tuple[Callable[["Game"], list[int]], ...]:
         return tuple(s.takes_the_knife for s in self.specs.values() if s.takes_the_knife is not None)
@@ -186,6 +215,12 @@ class Registry:
         """R167: the seat's wolf card does not act or read as a wolf (yet)."""
         hook = self.specs[game.state.card(seat)].latent
         return hook is not None and hook(game, seat)
+
+    def seer_reading(self, game: "Game", seat: int) -> Literal["wolf", "good"]:
+        """R108: "wolf" for a wolves-camp card unless the card reads otherwise (the latent little brother)."""
+        spec = self.specs[game.state.card(seat)]
+        reading = spec.seen_as(game, seat) if spec.seen_as is not None else None
+        return reading or ("wolf" if spec.camp == Camp.WOLVES else "good")
 
     def knife_forbidden(self, night: "Night") -> bool:
         return any(s.forbids_knife(night) for s in self.specs.values() if s.forbids_knife is not None)
@@ -258,5 +293,4 @@ def build(specs: Mapping[Role, RoleSpec]) -> Registry:
         if step.elsewhere_before is not None and step.elsewhere_before not in steps and step.elsewhere_before not in {
                 s.name for sp in specs.values() for s in sp.steps}:
             raise RuntimeError(f"night step {step.name!r} is called before an unknown step {step.elsewhere_before!r}")
-    ordered = dict(sorted(specs.items(), key=lambda kv: list(Role).index(kv[0])))
-    return Registry(specs=ordered, steps=steps)
+    return Registry(specs=dict(specs), steps=steps)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from arena.actions import choose_seat
 from arena.events import SeerResult, SeersMet, only
-from arena.types import Camp, Kind, Role, is_wolf_card
+from arena.types import Camp, Kind, Role
 from arena.rules.registry import NightStepSpec, RoleSpec, registry
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ def check_result(game: "Game", target: int, seer: int | None = None) -> str:
     if game.sw.seer_result == "exact_role":
         return card.value
     # Every wolf card is "wolf" except the latent little wolf brother (R108, R167); Cupid is "good" (R145).
-    return "wolf" if is_wolf_card(card) and not registry().is_latent(game, target) else "good"
+    return registry().seer_reading(game, target)
 
 
 def night_step(game: "Game", night: "Night") -> "Flow":

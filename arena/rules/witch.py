@@ -2,30 +2,56 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from arena.actions import ONLY_NO, YES_OR_NO, ChooseBool, ChooseOption, choose_seat
-from arena.events import WitchPoisoned, WitchSaved, WitchTold, only
+from arena.events import MaidSwapped, WitchPoisoned, WitchSaved, WitchTold, only
 from arena.rules import deaths, elder
 from arena.rules.night import is_protected
 from arena.types import Camp, Kind, Role
-from arena.rules.registry import NightStepSpec, RoleSpec
+from arena.rules.registry import NightStepSpec, RoleSpec, RoleState
 
 if TYPE_CHECKING:
     from arena.engine import Game
     from arena.flow import Flow
     from arena.rules.night import Night
+    from arena.state import GameState
+
+
+@dataclass(frozen=True)
+class Potions:
+    """The witch's potions (R112-R113): the antidote and the poison unused, 003's original potion used."""
+
+    antidote: bool = True
+    poison: bool = True
+    original_used: bool = False
+
+
+def potions(state: "GameState") -> Potions:
+    return state.record(Potions)
+
+
+def _potion_spent(left: Potions, event: WitchSaved | WitchPoisoned, state: "GameState") -> Potions:
+    if event.potion == "original":
+        return replace(left, original_used=True)
+    return replace(left, antidote=False) if isinstance(event, WitchSaved) else replace(left, poison=False)
+
+
+def _maid_took_the_card(left: Potions, event: MaidSwapped, state: "GameState") -> Potions:
+    """R160: a maid who becomes the witch has one original potion and nothing else."""
+    return Potions(antidote=False, poison=False) if state.card(event.seat) == Role.WITCH else left
 
 
 def has_original(game: "Game") -> bool:
     """003's third potion (R112): unused, or the single one a maid got by taking the witch's card (R160)."""
-    return game.sw.witch_original_potion and not game.state.original_used
+    return game.sw.witch_original_potion and not potions(game.state).original_used
 
 
 def shown_victims(game: "Game", night: "Night") -> tuple[bool, list[int]]:
     """(is she told at all, the pending victims) per R30, R119: once her antidote (003: and her original
     potion) is spent she is no longer told, unless ``witch_informed_after_antidote``."""
-    if not (game.state.antidote or has_original(game) or game.sw.witch_informed_after_antidote):
+    if not (potions(game.state).antidote or has_original(game) or game.sw.witch_informed_after_antidote):
         return False, []
     return True, pending_victims(game, night)
 
@@ -63,7 +89,7 @@ def may_self_save(game: "Game", night: "Night", witch: int) -> bool:
 
 
 def can_save(game: "Game", night: "Night", witch: int, victim: int | None, potion: str = "antidote") -> bool:
-    available = game.state.antidote if potion == "antidote" else has_original(game)
+    available = potions(game.state).antidote if potion == "antidote" else has_original(game)
     if victim is None or not available or night.later_hand_blocked or game.state.skill_disabled(witch):
         return False  # R120: a disabled witch is still shown the victim but cannot use a potion
     return victim != witch or may_self_save(game, night, witch)
@@ -85,7 +111,7 @@ def poison_targets(game: "Game", night: "Night", witch: int, saved_tonight: bool
     """Living players she may poison now; empty when she may not poison (every answer but null is refused)."""
     sw = game.sw
     used = saved_tonight if isinstance(saved_tonight, list) else (["save"] if saved_tonight else [])
-    available = game.state.poison if potion == "poison" else has_original(game)
+    available = potions(game.state).poison if potion == "poison" else has_original(game)
     if not available or night.later_hand_blocked or game.state.skill_disabled(witch):
         return ()
     if not kind_allowed(game, "poison", used):
@@ -144,7 +170,7 @@ def _save(game: "Game", night: "Night", witch: int, victims: list[int], potion: 
 def _poison(game: "Game", night: "Night", witch: int, potion: str, used: list[str]) -> "Flow":
     targets = poison_targets(game, night, witch, used, potion)
     kind = Kind.WITCH_POISON if potion == "poison" else Kind.WITCH_ORIGINAL_POISON
-    has = game.state.poison if potion == "poison" else has_original(game)
+    has = potions(game.state).poison if potion == "poison" else has_original(game)
     target = yield from game.ask(witch, kind, choose_seat(targets), None, context={"has_poison": has})
     if target is None:
         return
@@ -166,6 +192,7 @@ SPEC = RoleSpec(
     steps=(NightStepSpec("witch", night_step, called_for=Role.WITCH,
                          sits={"order_000": (70, "all"), "order_001": (70, "all"), "order_004a": (60, "all"),
                                "order_004c": (90, "all"), "order_003": (110, "all")}),),
-    state=("antidote", "poison", "original_used"),
+    record=RoleState(Potions(), {WitchSaved: _potion_spent, WitchPoisoned: _potion_spent,
+                                 MaidSwapped: _maid_took_the_card}),
     good_skill="god",
 )

@@ -15,17 +15,30 @@ the big brother is killed he is still alive, hence his brother still latent.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from arena.actions import ChooseSeat
 from arena.events import BrotherKill, only
 from arena.types import Camp, Cause, Kind, Role
-from arena.rules.registry import NightStepSpec, RoleSpec
+from arena.rules.registry import NightStepSpec, RoleSpec, RoleState
 
 if TYPE_CHECKING:
     from arena.engine import Game
     from arena.flow import Flow
     from arena.rules.night import Night
+    from arena.state import GameState
+
+
+@dataclass(frozen=True)
+class Awakening:
+    """003's little wolf brother has made his awakening kill (R167)."""
+
+    done: bool = False
+
+
+def _awoke(awakening: Awakening, event: BrotherKill, state: "GameState") -> Awakening:
+    return Awakening(done=True)
 
 
 def big_brothers(game: "Game") -> list[int]:
@@ -40,11 +53,16 @@ def latent(game: "Game", seat: int) -> bool:
     return any(state.is_alive(b) for b in big_brothers(game))
 
 
+def seen_as(game: "Game", seat: int) -> Literal["good"] | None:
+    """R167: the latent little brother reads as good to the seer."""
+    return "good" if latent(game, seat) else None
+
+
 def night_step(game: "Game", night: "Night") -> "Flow":
     from arena.rules.night import add_attack
 
     state = game.state
-    if state.brother_awakened or not big_brothers(game):
+    if state.record(Awakening).done or not big_brothers(game):
         return
     for seat in state.holders(Role.LITTLE_WOLF_BROTHER):
         if latent(game, seat):
@@ -58,8 +76,8 @@ def night_step(game: "Game", night: "Night") -> "Flow":
 
 SPECS = (
     RoleSpec(role=Role.BIG_WOLF_BROTHER, camp=Camp.WOLVES, self_destructs=False),  # R66
-    RoleSpec(role=Role.LITTLE_WOLF_BROTHER, camp=Camp.WOLVES, kinds=(Kind.BROTHER_KILL,), latent=latent,
+    RoleSpec(role=Role.LITTLE_WOLF_BROTHER, camp=Camp.WOLVES, kinds=(Kind.BROTHER_KILL,), latent=latent, seen_as=seen_as,
              steps=(NightStepSpec("little_wolf_brother", night_step, called_for=Role.LITTLE_WOLF_BROTHER,
                                   sits={"order_003": (60, "all")}),),
-             state=("brother_awakened",)),
+             record=RoleState(Awakening(), {BrotherKill: _awoke})),
 )
