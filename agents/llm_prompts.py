@@ -844,7 +844,7 @@ class PromptBuilder:
         if ctx.get("after") == "speech":
             lines.append(fmt(bt["after_speech"], speaker=r.s(ctx.get("speaker"))))
         elif ctx.get("after") == "day_end":
-            lines.append(bt["after_day_end"])
+            lines.append(bt["after_day_cut_short" if ctx.get("cut_short") else "after_day_end"])
         legal_text = self.legal_text(request.legal)
         lines.append(fmt(self.book.decisions["kinds"][request.kind], legal=legal_text))
         lines.append(fmt(bt["answer"], seats=r.sep.join(str(x) for x in request.legal.seats)))

@@ -205,3 +205,25 @@ def test_tournament_and_bench_seats_take_a_belief_mode(tmp_path: Path) -> None:
     assert entry.options["beliefs"] == "day_end"
     on = bench_tournament(suite.model_copy(update={"belief_mode": "on"}), "mock:stand-in", "m").roster[-1]
     assert on.options["beliefs"] == "votes"
+
+
+def test_day_end_reports_once_a_day_also_when_a_self_destruct_ends_the_day(tmp_path: Path) -> None:
+    """Stand-in wolves self-destruct often: such a day still gets its one report per living seat."""
+    from agents.registry import make_agent
+
+    agents = [make_agent("mock:bench", seat=s, seed=0, beliefs="day_end") for s in range(1, 13)]
+    path = tmp_path / "g.jsonl"
+    with TranscriptWriter(path) as writer:
+        asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=0), agents, writer=writer))
+    lines = read(path)
+    reports: dict[str, list[int]] = {}
+    for d in lines:
+        if d["type"] == "decision" and d["kind"] == "belief":
+            reports.setdefault(d["asked_in"], []).append(d["seat"])
+    cut_short = {ln["event"]["phase"] for ln in lines if ln["type"] == "event" and ln["event"]["type"] == "self_destructed"}
+    voted = {d["asked_in"] for d in lines if d["type"] == "decision" and d["kind"] == "vote"}
+    assert cut_short - voted, "no day ended early in this game"
+    last = lines[-1]["phase"]  # a self-destruct that ends the game leaves no day to report on
+    for day in (cut_short | voted) - {last}:
+        assert reports.get(day) and len(reports[day]) == len(set(reports[day])), (day, reports.get(day))
+    assert replay(path).ok

@@ -4,7 +4,7 @@ Not a rule of the game: a measurement. A seat's mode comes from its agent (``Gam
 
 ``off``           never asked.
 ``votes``         the agent adds its beliefs to its exile votes itself; the referee asks nothing more.
-``day_end``       asked once after each day's discussion, before the vote.
+``day_end``       asked once after each day's discussion, before the vote (or when the day ends early).
 ``every_speech``  asked after each speech it hears (a short update, with no speech of its own).
 
 A report is recorded like any decision, visible to its seat only, and changes nothing in the game; a seat
@@ -71,3 +71,19 @@ def after_discussion(game: "Game") -> "Flow":
     if not modes:
         return
     yield from _ask(game, [s for s, m in modes.items() if m == "day_end"], {"after": "day_end"})
+
+
+def after_day_cut_short(game: "Game") -> "Flow":
+    """A day that ended before its vote (a self-destruct): ``day_end`` seats not yet asked today report now."""
+    modes = game.setup.beliefs
+    if not modes or "day_end" not in modes.values():
+        return
+    phase = game.state.phase
+    for record in reversed(game.decisions):
+        request = record.request
+        if request.asked_in != phase:
+            break
+        if request.kind == Kind.BELIEF and request.context.get("after") == "day_end":
+            return  # the discussion was over and its reports are in
+    yield from _ask(game, [s for s, m in modes.items() if m == "day_end"], {"after": "day_end", "cut_short": True})
+

@@ -83,6 +83,7 @@ def day(game: "Game", k: int) -> "Flow":
     try:
         yield from day_programme(game, k)
     except DayEnds:
+        yield from beliefs.after_day_cut_short(game)
         return
 
 
