@@ -198,6 +198,16 @@ class Claims:
     fellows: set[int] = field(default_factory=set)  # seats vouched for as the other seer
 
 
+#: Event types the memory deliberately does not fold (it learns their facts from other events, or
+#: plays as if it had not seen them).
+UNFOLDED = frozenset({
+    "center_cards", "night_step", "wolf_proposal", "wolf_veto", "wolf_team_message", "player_died", "vote_result",
+    "speech_order", "exile_result", "answer_refused", "thought", "elder_life_lost", "skills_lost",
+    "little_girl_caught", "little_girl_kill", "scapegoat_ban", "hunting_gun_fired", "fire_wolf_used",
+    "aux_police_appointed", "voters_punished", "game_ended",
+})
+
+
 @dataclass
 class Memory:
     """Facts folded from the seat's visible events. Public facts are identical for every seat."""
@@ -316,8 +326,9 @@ class Memory:
             if e.ballot == "exile" and day not in self.calls_at_vote:
                 self.calls_at_vote[day] = self.sheriff_call(day)
             self.ballots.append((day, e.ballot, e.voter, e.target))
-        elif t == "pk_platform" and e.ballot == "exile":
-            self.pk_platform = list(e.seats)
+        elif t == "pk_platform":
+            if e.ballot == "exile":
+                self.pk_platform = list(e.seats)
         elif t == "speech":
             self._speech(e)
         elif t == "seer_result":
@@ -379,6 +390,11 @@ class Memory:
             self.maid_from[e.seat] = e.from_seat
         elif t == "king_took":
             self.revealed[e.seat] = "white_wolf_king" if e.king == "white" else "black_wolf_king"
+        elif t not in UNFOLDED:
+            # Every event type is folded above or listed as unfolded; tests/test_event_folds.py holds
+            # both against the event union, so a new event class is a decision made here.
+            raise ValueError(f"the heuristic bot's memory has no fold for event {t!r}: fold it in Memory.apply "
+                             "or list it in UNFOLDED")
 
     def _speech(self, e: Any) -> None:
         self.speech_count += 1

@@ -28,7 +28,14 @@ from arena.config import ConfigError
 from arena.evaluate.ratings import RatingConfig
 from arena.evaluate.stats import Interval, wilson_interval
 from arena.resources import data_dir
-from arena.tournament import BoardEntry, RosterEntry, TournamentConfig, TournamentError, run_tournament
+from arena.tournament import (
+    BoardEntry,
+    RosterEntry,
+    RunOptions,
+    TournamentConfig,
+    TournamentError,
+    run_tournament,
+)
 
 ENTRY_SCHEMA_NAME: Final = "werewolf-bench-entry"
 ENTRY_SCHEMA_VERSION = 1
@@ -256,7 +263,7 @@ async def run_bench(suite_path: str | Path, agent: str, *, label: str | None = N
     folder = Path(out or Path("bench") / f"{suite.name}-{suite.version}" / _safe(name))
     cfg = bench_tournament(suite, agent, name, options, deals, folder)
     resume = (folder / "tournament.json").exists()
-    result = await run_tournament(cfg, out=folder, resume=resume, concurrency=concurrency, executor=executor)
+    result = await run_tournament(cfg, RunOptions(out=folder, resume=resume, concurrency=concurrency, executor=executor))
     if result.failed:
         raise BenchError(f"{len(result.failed)} bench game(s) failed ({', '.join(result.failed[:5])}); "
                          f"run the same command again to retry them (see {folder / 'index.jsonl'})")
@@ -418,7 +425,7 @@ def selftest(agent: str = "bot:heuristic", *, replicates: int = 20, deals: int =
         cfg = selftest_config(agent, list(boards), deals, rep_seed)
         folder = Path(out) / f"rep-{r:03d}"
         resume = (folder / "tournament.json").exists()
-        result = asyncio.run(run_tournament(cfg, out=folder, resume=resume, executor=executor))
+        result = asyncio.run(run_tournament(cfg, RunOptions(out=folder, resume=resume, executor=executor)))
         if result.failed:
             raise BenchError(f"self-test replicate {r}: {len(result.failed)} game(s) failed")
         report = score([folder / "games"], rating=RatingConfig(n_resamples=resamples, seed=rep_seed),

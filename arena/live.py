@@ -28,11 +28,11 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from arena.events import (BadgeMoved, BallotCast, DeathsAnnounced, Event, GameEnded, GuardProtected, HunterShot,
-                          IdiotRevealed, PhaseStarted, PlayerDied, RoleAssigned, RoleRevealed, SeerResult,
-                          SelfDestructed, SheriffElected, Speech, VoteResult, WitchPoisoned, WitchSaved, WolfKnife,
-                          WolfKnifeVote, WolfTeam)
+from arena.events import (BadgeMoved, BallotCast, DeathsAnnounced, Event, GameEnded, IdiotRevealed, PhaseStarted,
+                          RoleAssigned, RoleRevealed, SeerResult, SheriffElected, Speech, VoteResult, WolfKnifeVote,
+                          WolfTeam)
 from arena.narration import Narrator
+from arena.table import table_mark
 from arena.types import is_wolf_card
 from arena.untrusted import one_line, printable
 from arena.viewer import EventText, viewer_labels
@@ -92,6 +92,9 @@ class TableState:
 
     def apply(self, e: Event) -> None:
         self.speaker = None
+        mark = table_mark(e)  # the marker an event leaves: arena/table.py, shared with the replay page
+        if mark is not None:
+            self.marks.setdefault(mark[0], []).append(mark[1])
         if isinstance(e, PhaseStarted):
             self.phase = e.phase
             self.marks = {}
@@ -106,21 +109,6 @@ class TableState:
                 self.known.setdefault(w, "wolf_mate")
         elif isinstance(e, SeerResult):
             self.known[e.target] = "known_wolf" if e.result == "wolf" else "known_good"
-            self._mark(e.target, "eye-wolf" if e.result == "wolf" else "eye-good")
-        elif isinstance(e, GuardProtected):
-            self._mark(e.target, "shield")
-        elif isinstance(e, WolfKnife):
-            self._mark(e.target, "knife")
-        elif isinstance(e, WitchSaved):
-            self._mark(e.target, "antidote")
-        elif isinstance(e, WitchPoisoned):
-            self._mark(e.target, "poison")
-        elif isinstance(e, PlayerDied):
-            self._mark(e.seat, "death")
-        elif isinstance(e, HunterShot):
-            self._mark(e.target, "gun")
-        elif isinstance(e, SelfDestructed):
-            self._mark(e.seat, "bomb")
         elif isinstance(e, DeathsAnnounced):
             self.dead.update(e.seats)
         elif isinstance(e, SheriffElected):
@@ -146,10 +134,6 @@ class TableState:
         elif isinstance(e, GameEnded):
             self.winner = e.winner.value
             self.reason = e.reason
-
-    def _mark(self, seat: int | None, kind: str) -> None:
-        if seat:
-            self.marks.setdefault(seat, []).append(kind)
 
 
 class _Side:

@@ -8,7 +8,9 @@ the facts a player at the table would keep in mind.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, assert_never
+
+import arena.events as ev
 
 from arena.events import (BadgeMoved, BallotCast, DeathsAnnounced, Event, IdiotRevealed, PhaseStarted, RoleAssigned,
                           RoleRevealed, SeerResult, SheriffElected, Speech, WolfTeam)
@@ -47,6 +49,11 @@ class Observation:
         return SeatView.from_events(self.seat, self.players, self.events)
 
 
+#: The event classes a seat's summary folds: the cases of ``SeatView.apply`` before its list of the rest.
+_KEPT: frozenset[type] = frozenset({PhaseStarted, RoleAssigned, WolfTeam, DeathsAnnounced, SheriffElected, BadgeMoved,
+                                    SeerResult, RoleRevealed, IdiotRevealed, Speech, BallotCast})
+
+
 @dataclass
 class SeatView:
     """Facts a seat can know, folded from its visible events only."""
@@ -73,6 +80,8 @@ class SeatView:
         return view
 
     def apply(self, e: Event) -> None:
+        if type(e) not in _KEPT:  # most of the log: leave before the match walks its classes
+            return
         match e:
             case PhaseStarted():
                 self.phase = e.phase
@@ -98,5 +107,16 @@ class SeatView:
                 self.speeches.append((e.phase, e.seat, e.kind, e.text))
             case BallotCast():
                 self.ballots.append((e.phase, e.ballot, e.voter, e.target))
+            case (ev.GameStarted() | ev.RoleAssigned() | ev.CenterCards() | ev.NightStep() | ev.GuardProtected() |
+                  ev.WolfKnifeVote() | ev.WolfProposal() | ev.WolfVeto() | ev.WolfTeamMessage() | ev.WolfKnife() |
+                  ev.WitchTold() | ev.WitchSaved() | ev.WitchPoisoned() | ev.HunterStatus() | ev.PlayerDied() |
+                  ev.SheriffCandidates() | ev.SheriffWithdrew() | ev.VoteResult() | ev.SpeechOrder() |
+                  ev.SelfDestructed() | ev.HunterShot() | ev.PkPlatform() | ev.ExileResult() | ev.AnswerRefused() |
+                  ev.Thought() | ev.LoversLinked() | ev.LoversRecognised() | ev.ThiefCards() | ev.ElderLifeLost() |
+                  ev.SkillsLost() | ev.LittleGirlPeeked() | ev.LittleGirlCaught() | ev.LittleGirlKill() |
+                  ev.ScapegoatBan() | ev.TravelerInfo() | ev.SeersMet() | ev.WitnessNamed() | ev.HuntingGunFired() |
+                  ev.BrotherKill() | ev.WildWolfKill() | ev.FireWolfUsed() | ev.KingTook() | ev.MaidSwapped() |
+                  ev.AuxPoliceAppointed() | ev.VotersPunished() | ev.GameEnded()):
+                pass  # nothing a seat's summary keeps (returned above; another seat's card: the guard)
             case _:
-                pass  # other events add nothing a seat's summary keeps
+                assert_never(e)

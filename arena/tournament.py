@@ -43,7 +43,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Callable, Iterator, Literal, Sequence
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -70,7 +70,7 @@ from arena.ratelimit import RateLimit
 from arena.stopping import GameStopped, SeatUnreachable
 from arena.user_yaml import load_user_yaml
 
-__all__ = ["TournamentError", "TournamentConfig", "run_tournament", "store_transcript", "Executor"]
+__all__ = ["TournamentError", "TournamentConfig", "RunOptions", "run_tournament", "store_transcript", "Executor"]
 
 DEFAULT_FACTORY = "agents.registry:make_agent"
 
@@ -509,20 +509,14 @@ def prepare_out(cfg: TournamentConfig, out: Path, schedule: list[ScheduledGame],
     return index
 
 
-async def run_tournament(
-    cfg: TournamentConfig,
-    *,
-    out: Path | None = None,
-    resume: bool = False,
-    shard: tuple[int, int] | None = None,
-    concurrency: int | None = None,
-    executor: Literal["async", "process", "ray"] | ExecutorChoice | Executor = "async",
-    factory_path: str = DEFAULT_FACTORY,
-    on_progress: Callable[[Progress], None] | None = None,
-    watch: str | None = None,
-    on_watch_event: Callable[[Any], None] | None = None,
-) -> TournamentResult:
-    """Play every unfinished game of (this shard of) the schedule.
+ExecutorName = Literal["async", "process", "ray"]
+EXECUTOR_NAMES: tuple[str, ...] = ("async", "process", "ray")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run a tournament's schedule; the config says what to play. The CLI, the bench and tests
+    build one, and it refuses a bad value when it is made (a :class:`TournamentError` naming each).
 
     ``executor``: ``async`` (coroutines in this process), ``process`` (a worker process per concurrent
     game) or ``ray`` (a Ray task per game, see :mod:`arena.ray_executor`), by name or as an
@@ -531,19 +525,79 @@ async def run_tournament(
     ``watch``: the id of one game to play first, in this process, handing each of its events to
     ``on_watch_event`` (a live view) while the other games run on the executor as usual.
     """
+
+    out: Path | None = None  # default: the config's ``out``
+    resume: bool = False
+    shard: tuple[int, int] | None = None  # (I, N), 1-based: play only shard I of N
+    concurrency: int | None = None  # default: the config's (with Ray, at least the cluster's CPUs)
+    executor: ExecutorName | ExecutorChoice | Executor = "async"
+    factory_path: str = DEFAULT_FACTORY  # ``module:callable`` building an agent (worker processes import it)
+    on_progress: Callable[[Progress], None] | None = None
+    watch: str | None = None
+    on_watch_event: Callable[[Any], None] | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.out, str):
+            object.__setattr__(self, "out", Path(self.out))
+        problems = [p for p in self._problems() if p]
+        if problems:
+            raise TournamentError("run options: " + "; ".join(problems))
+
+    def _problems(self) -> Iterator[str]:
+        if self.out is not None and not isinstance(self.out, Path):
+            yield f"out must be a folder path, got {self.out!r}"
+        if not isinstance(self.resume, bool):
+            yield f"resume must be true or false, got {self.resume!r}"
+        shard = self.shard
+        if shard is not None:
+            if not (isinstance(shard, tuple) and len(shard) == 2 and all(type(x) is int for x in shard)):
+                yield f"shard must be a pair (I, N) of whole numbers, got {shard!r}"
+            elif not 1 <= shard[0] <= shard[1]:
+                yield f"shard {shard[0]}/{shard[1]}: need 1 <= I <= N"
+        if self.concurrency is not None and (type(self.concurrency) is not int or self.concurrency < 1):
+            yield f"concurrency must be a whole number of games >= 1, got {self.concurrency!r}"
+        executor = self.executor
+        name = executor if isinstance(executor, str) else executor.name if isinstance(executor, ExecutorChoice) else None
+        if name is not None and name not in EXECUTOR_NAMES:
+            yield f"unknown executor {name!r}; choose {', '.join(EXECUTOR_NAMES)} or pass an Executor"
+        elif name is None and not all(callable(getattr(executor, m, None)) for m in ("slots", "play", "close")):
+            yield (f"executor must be a name ({', '.join(EXECUTOR_NAMES)}), an ExecutorChoice or an object with "
+                   f"slots(), play() and close(); got {type(executor).__name__}")
+        if isinstance(executor, ExecutorChoice) and not executor.ray_task_cpus > 0:
+            yield f"ray_task_cpus must be > 0, got {executor.ray_task_cpus!r}"
+        module, colon, attr = self.factory_path.partition(":") if isinstance(self.factory_path, str) else ("", "", "")
+        if not (module and colon and attr):
+            yield f"factory_path must look like 'package.module:callable', got {self.factory_path!r}"
+        if self.watch is not None and not (isinstance(self.watch, str) and self.watch):
+            yield f"watch must be a game id, got {self.watch!r}"
+        if self.on_watch_event is not None and self.watch is None:
+            yield "on_watch_event is set but no game is watched (watch=None)"
+        for hook in ("on_progress", "on_watch_event"):
+            value = getattr(self, hook)
+            if value is not None and not callable(value):
+                yield f"{hook} must be callable, got {type(value).__name__}"
+
+
+async def run_tournament(cfg: TournamentConfig, options: RunOptions | None = None) -> TournamentResult:
+    """Play every unfinished game of (this shard of) the schedule, as ``options`` say (defaults: the
+    config's folder and concurrency, the async executor, no resume, no shard, no watched game)."""
+    opts = options if options is not None else RunOptions()
+    if not isinstance(opts, RunOptions):
+        raise TournamentError(f"run_tournament takes its options as RunOptions, got {type(opts).__name__}")
     t0 = time.monotonic()
-    out = Path(out or cfg.out)
-    check_before_start(cfg, resolve_factory(factory_path))
-    schedule = shard_of(build_schedule(cfg), shard)
-    if shard is not None and first_kill_series(schedule):
+    out = opts.out or Path(cfg.out)
+    check_before_start(cfg, resolve_factory(opts.factory_path))
+    schedule = shard_of(build_schedule(cfg), opts.shard)
+    if opts.shard is not None and first_kill_series(schedule):
         raise TournamentError("a board under first_kill_protection plays its deals as one series, each game "
                               "after the one before it: it cannot be split into shards")
-    if watch is not None:
-        find_game(schedule, watch)  # fail before touching the output folder
+    if opts.watch is not None:
+        find_game(schedule, opts.watch)  # fail before touching the output folder
     lock = lock_folder(out)
     runner: Executor | None = None
     try:
-        job = GameJob(out=out, factory_path=factory_path, lang=cfg.lang)
+        job = GameJob(out=out, factory_path=opts.factory_path, lang=cfg.lang)
+        executor, concurrency = opts.executor, opts.concurrency
         if isinstance(executor, (str, ExecutorChoice)):
             choice = executor if isinstance(executor, ExecutorChoice) else ExecutorChoice(executor)
             runner = make_executor(choice, job, concurrency or cfg.concurrency, accounts=dict(cfg.rate_limits))
@@ -551,8 +605,8 @@ async def run_tournament(
             slots = concurrency or (max(cfg.concurrency, runner.slots()) if choice.name == "ray" else cfg.concurrency)
         else:
             runner, slots = executor, concurrency or executor.slots()
-        watched = Watch(watch, on_watch_event or (lambda event: None), job) if watch is not None else None
-        return await _run_locked(cfg, out, schedule, resume, shard, runner, slots, watched, on_progress, t0)
+        watched = Watch(opts.watch, opts.on_watch_event or (lambda event: None), job) if opts.watch is not None else None
+        return await _run_locked(cfg, opts, out, schedule, runner, slots, watched, t0)
     finally:
         if runner is not None:
             runner.close()
@@ -601,10 +655,10 @@ def lock_folder(out: Path) -> FolderLock:
     return lock
 
 
-async def _run_locked(cfg: TournamentConfig, out: Path, schedule: list[ScheduledGame], resume: bool,
-                      shard: tuple[int, int] | None, runner: Executor, slots: int, watch: Watch | None,
-                      on_progress: Callable[[Progress], None] | None, t0: float) -> TournamentResult:
-    index = prepare_out(cfg, out, schedule, resume, shard)
+async def _run_locked(cfg: TournamentConfig, opts: RunOptions, out: Path, schedule: list[ScheduledGame],
+                      runner: Executor, slots: int, watch: Watch | None, t0: float) -> TournamentResult:
+    on_progress = opts.on_progress
+    index = prepare_out(cfg, out, schedule, opts.resume, opts.shard)
     # Whatever a crash left half-written is discarded and replayed.
     parts = list((out / "games").glob("*.jsonl.part"))
     for part in parts:

@@ -28,6 +28,7 @@ from arena.events import (AnswerRefused, BadgeMoved, BallotCast, CenterCards, De
                           WitchPoisoned, WitchSaved, WitchTold, WolfKnife, WolfKnifeVote, WolfTeam)
 from arena.narration import LANGS, PROMPTS_DIR, Narrator, reason_text, templates
 from arena.observation import visible_events
+from arena.table import EVENT_ICON, MARKER_ICON, table_mark, wolf_cards
 from arena.untrusted import one_line
 from arena.transcript import DecisionLine, EventLine, HeaderLine, ResultLine, read_transcript
 
@@ -222,6 +223,8 @@ def event_json(e: Event, seq: int, stage: str, texts: dict[str, EventText]) -> d
     data["seq"] = seq
     data["stage"] = stage
     data["line"] = {code: texts[code].line(e) for code in LANGS}
+    data["icon"] = EVENT_ICON[e.type]
+    data["mark"] = table_mark(e)
     if e.type == "game_ended":
         data["reason_text"] = {code: texts[code].reason(e.reason) for code in LANGS}
     return data
@@ -267,6 +270,7 @@ def build_view_data(path: str | Path, lang: str | None = None) -> dict[str, Any]
             "lang": lang, "transcript_lang": header.lang, "package_version": header.package_version,
             "agents": [{"seat": a.seat, "spec": a.spec, "label": a.label} for a in header.agents],
             "complete": result is not None, "torn": torn, "source": Path(path).name,
+            "wolf_cards": wolf_cards(), "marker_icon": MARKER_ICON,
         },
         "events": events_json,
         "decisions": decisions_json,

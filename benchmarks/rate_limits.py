@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.tournament import TournamentConfig, run_tournament  # noqa: E402
+from arena.tournament import RunOptions, TournamentConfig, run_tournament  # noqa: E402
 from tests.llm_loopback import LoopbackServer, RateLimitedModel  # noqa: E402
 
 
@@ -57,7 +57,7 @@ def one_run(args: argparse.Namespace, shared: bool) -> dict[str, float]:
             concurrency=args.games, out=str(Path(tmp) / "out"),
             rate_limits={"local": {"requests_per_minute": args.rate * 60 * args.share}} if shared else {})
         started = time.monotonic()
-        result = asyncio.run(run_tournament(cfg, executor=args.executor))
+        result = asyncio.run(run_tournament(cfg, RunOptions(executor=args.executor)))
         seconds = time.monotonic() - started
         return {"games": result.played, "failed": len(result.failed), "429s": model.limited, "answered": model.ok,
                 "fallbacks": fallbacks(Path(tmp) / "out"), "seconds": seconds,

@@ -29,14 +29,14 @@ from arena.evaluate.report import render, score  # noqa: E402
 
 
 def generate(n_games: int, out: Path) -> None:
-    from arena.tournament import TournamentConfig, run_tournament
+    from arena.tournament import RunOptions, TournamentConfig, run_tournament
 
     cfg = TournamentConfig(
         name="bench", roster=[{"label": "heuristic", "agent": "bot:heuristic"}, {"label": "random", "agent": "bot:random"}],
         boards=[{"preset": "std-12-guard"}], deals=max(1, n_games // 2), seed=1, seating="sides", out=str(out),
         concurrency=1)
     t = time.perf_counter()
-    result = asyncio.run(run_tournament(cfg, out=out))
+    result = asyncio.run(run_tournament(cfg, RunOptions(out=out)))
     print(f"generated {result.played} games in {time.perf_counter() - t:.1f}s -> {out}")
 
 

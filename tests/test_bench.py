@@ -20,7 +20,7 @@ from arena.bench import (
     selftest_config,
 )
 from arena.cli.main import app
-from arena.tournament import build_schedule, run_tournament
+from arena.tournament import RunOptions, build_schedule, run_tournament
 
 SMALL_SUITE = """
 name: tiny
@@ -116,7 +116,7 @@ def test_aa_labels_draw_independent_seeds(tmp_path: Path) -> None:
     assert a and b and a != b
     # The control: without their own seed streams the two labels play the very same game twice.
     same = cfg.model_copy(update={"roster": [e.model_copy(update={"options": {}}) for e in cfg.roster]})
-    asyncio.run(run_tournament(same, out=tmp_path / "same"))
+    asyncio.run(run_tournament(same, RunOptions(out=tmp_path / "same")))
     a, b = (_events(tmp_path / "same" / "games" / f"{g.game_id}.jsonl") for g in deal)
     assert a == b
 

@@ -25,7 +25,7 @@ from agents.registry import make_agent
 from arena.engine import GameSetup
 from arena.referee import run_game
 from arena.stopping import GameDeadline, SeatUnreachable
-from arena.tournament import Index, TournamentConfig, run_tournament
+from arena.tournament import Index, RunOptions, TournamentConfig, run_tournament
 from arena.transcript import TranscriptWriter, read_transcript
 from tests.llm_loopback import LoopbackServer, Reply, anthropic_message, openai_completion
 from tests.test_llm_agent import decide, observation, vote_request
@@ -208,7 +208,7 @@ def test_games_with_too_many_fallbacks_are_flagged(tmp_path: Path) -> None:
     entry = next(iter(Index(tmp_path / "out" / "index.jsonl").state.values()))
     assert entry.fallback_share == 1.0 and "fell back" in entry.flagged
     clean = asyncio.run(run_tournament(cfg.model_copy(update={"roster": [cfg.roster[1], cfg.roster[1].model_copy(
-        update={"label": "c"})]}), out=tmp_path / "bots"))
+        update={"label": "c"})]}), RunOptions(out=tmp_path / "bots")))
     assert clean.flagged == []
 
 

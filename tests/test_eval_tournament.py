@@ -16,6 +16,7 @@ import pytest
 
 from arena.tournament import (
     Index,
+    RunOptions,
     TournamentConfig,
     TournamentError,
     build_schedule,
@@ -85,7 +86,7 @@ def test_shards_split_the_schedule_exactly(tmp_path: Path) -> None:
 def test_shards_then_merge(tmp_path: Path) -> None:
     cfg = config(tmp_path, deals=3)
     for i in (1, 2):
-        result = asyncio.run(run_tournament(cfg, out=tmp_path / f"s{i}", shard=(i, 2)))
+        result = asyncio.run(run_tournament(cfg, RunOptions(out=tmp_path / f"s{i}", shard=(i, 2))))
         assert not result.failed
     merged = merge_outputs([tmp_path / "s1", tmp_path / "s2"], tmp_path / "all")
     assert merged.games == 6 and merged.missing == [] and merged.duplicates == 0
@@ -95,11 +96,11 @@ def test_shards_then_merge(tmp_path: Path) -> None:
 
 
 def test_refuses_to_mix_tournaments(tmp_path: Path) -> None:
-    asyncio.run(run_tournament(config(tmp_path, deals=1), out=tmp_path / "o"))
+    asyncio.run(run_tournament(config(tmp_path, deals=1), RunOptions(out=tmp_path / "o")))
     with pytest.raises(TournamentError, match="different tournament"):
-        asyncio.run(run_tournament(config(tmp_path, deals=2), out=tmp_path / "o", resume=True))
+        asyncio.run(run_tournament(config(tmp_path, deals=2), RunOptions(out=tmp_path / "o", resume=True)))
     with pytest.raises(TournamentError, match="--resume"):
-        asyncio.run(run_tournament(config(tmp_path, deals=1), out=tmp_path / "o"))
+        asyncio.run(run_tournament(config(tmp_path, deals=1), RunOptions(out=tmp_path / "o")))
 
 
 def test_every_agent_spec_and_board_is_checked_before_the_first_game(tmp_path: Path,
@@ -122,7 +123,7 @@ def test_every_agent_spec_and_board_is_checked_before_the_first_game(tmp_path: P
     for i, (changes, message) in enumerate(cases):
         out = tmp_path / f"out{i}"
         with pytest.raises(TournamentError) as caught:
-            asyncio.run(run_tournament(config(out, deals=1, **changes), out=out))
+            asyncio.run(run_tournament(config(out, deals=1, **changes), RunOptions(out=out)))
         assert message in str(caught.value), (message, str(caught.value))
         assert not out.exists(), "the folder was touched before the check"
 
@@ -203,8 +204,8 @@ def test_watch_shows_one_game_live_while_the_others_run(tmp_path: Path) -> None:
         where.add((os.getpid(), threading.current_thread() is threading.main_thread()))
         view.on_event(event)
 
-    result = asyncio.run(run_tournament(cfg, out=tmp_path / "w", executor="process", watch=watched,
-                                        on_watch_event=on_event))
+    result = asyncio.run(run_tournament(cfg, RunOptions(out=tmp_path / "w", executor="process", watch=watched,
+                                        on_watch_event=on_event)))
     view.close()
     assert result.failed == [] and result.played == 6
     index = Index(tmp_path / "w" / "index.jsonl")
@@ -221,7 +222,7 @@ def test_watch_shows_one_game_live_while_the_others_run(tmp_path: Path) -> None:
     assert speeches and all(text.splitlines()[0][:60] in shown for text in speeches)
     assert "God view" in shown and "Game over" in shown
     # Watching changes nothing: the same game unwatched is byte-identical.
-    asyncio.run(run_tournament(cfg, out=tmp_path / "plain"))
+    asyncio.run(run_tournament(cfg, RunOptions(out=tmp_path / "plain")))
     for path in (tmp_path / "plain" / "games").glob("*.jsonl"):
         assert path.read_bytes() == (tmp_path / "w" / "games" / path.name).read_bytes()
 
@@ -256,7 +257,7 @@ def test_first_kill_protection_chains_a_boards_deals(tmp_path: Path) -> None:
 
     cfg = config(tmp_path, deals=4, boards=[{"preset": "std-12-guard", "rules": {"first_kill_protection": True}}],
                  concurrency=3)
-    result = asyncio.run(run_tournament(cfg, out=tmp_path / "o"))
+    result = asyncio.run(run_tournament(cfg, RunOptions(out=tmp_path / "o")))
     assert not result.failed
     checked = 0
     for variant in ("heuristic-v-random", "random-v-heuristic"):
@@ -271,5 +272,5 @@ def test_first_kill_protection_chains_a_boards_deals(tmp_path: Path) -> None:
             previous = facts
     assert checked, "no game of the series had a first kill to protect"
     with pytest.raises(TournamentError, match="cannot be split into shards"):
-        asyncio.run(run_tournament(cfg, out=tmp_path / "s", shard=(1, 2)))
+        asyncio.run(run_tournament(cfg, RunOptions(out=tmp_path / "s", shard=(1, 2))))
     assert not (tmp_path / "s").exists()

@@ -87,18 +87,18 @@ def test_schema_versions_get_clear_messages(tmp_path: Path, version: object, mes
 
 def test_resume_does_not_count_a_damaged_transcript_as_done(tmp_path: Path) -> None:
     from arena.evaluate.report import score
-    from arena.tournament import Index, run_tournament, transcript_path
+    from arena.tournament import Index, RunOptions, run_tournament, transcript_path
     from tests.test_eval_tournament import config
 
     cfg = config(tmp_path, deals=2)
     out = tmp_path / "t"
-    asyncio.run(run_tournament(cfg, out=out, executor="async"))
+    asyncio.run(run_tournament(cfg, RunOptions(out=out, executor="async")))
     games = sorted((out / "games").glob("*.jsonl"))
     assert len(games) == 4
     # A damaged event line in the middle (a disk error, a stray edit): the fast reader skips events
     # unparsed, so only the digest or a full read can see it.
     rewrite(games[0], 20, b'{"type":"event","seq":19,"event":{"type":"spe' + b"\x00garbage")
-    result = asyncio.run(run_tournament(cfg, out=out, executor="async", resume=True))
+    result = asyncio.run(run_tournament(cfg, RunOptions(out=out, executor="async", resume=True)))
     assert result.played == 1 and result.skipped == 3
     read_transcript(games[0])  # replayed whole
     index = Index(out / "index.jsonl")
@@ -109,7 +109,7 @@ def test_resume_does_not_count_a_damaged_transcript_as_done(tmp_path: Path) -> N
     lines = [json.loads(x) for x in (out / "index.jsonl").read_text().splitlines()]
     (out / "index.jsonl").write_text("".join(json.dumps({k: v for k, v in x.items() if k != "sha256"}) + "\n"
                                              for x in lines))
-    result = asyncio.run(run_tournament(cfg, out=out, executor="async", resume=True))
+    result = asyncio.run(run_tournament(cfg, RunOptions(out=out, executor="async", resume=True)))
     assert result.played == 1 and transcript_path(out, games[1].stem).exists()
     read_transcript(games[1])
 
@@ -151,11 +151,11 @@ def test_a_game_without_a_result_line_is_incomplete_not_ok(tmp_path: Path) -> No
 
 def test_verify_finds_an_edited_transcript_without_replaying(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from arena import replay as replay_module
-    from arena.tournament import run_tournament
+    from arena.tournament import RunOptions, run_tournament
     from tests.test_eval_tournament import config
 
     out = tmp_path / "t"
-    asyncio.run(run_tournament(config(tmp_path, deals=2), out=out, executor="async"))
+    asyncio.run(run_tournament(config(tmp_path, deals=2), RunOptions(out=out, executor="async")))
     monkeypatch.setattr(replay_module, "replay", lambda *a, **k: pytest.fail("verify replayed a game"))
     assert runner.invoke(app, ["verify", str(out)]).exit_code == 0
     games = sorted((out / "games").glob("*.jsonl"))
@@ -175,11 +175,11 @@ def test_verify_finds_an_edited_transcript_without_replaying(tmp_path: Path, mon
 
 
 def test_verify_checks_seats_against_the_schedule_when_no_digest_was_kept(tmp_path: Path) -> None:
-    from arena.tournament import run_tournament
+    from arena.tournament import RunOptions, run_tournament
     from tests.test_eval_tournament import config
 
     out = tmp_path / "t"
-    asyncio.run(run_tournament(config(tmp_path, deals=1), out=out, executor="async"))
+    asyncio.run(run_tournament(config(tmp_path, deals=1), RunOptions(out=out, executor="async")))
     lines = [json.loads(x) for x in (out / "index.jsonl").read_text().splitlines()]
     (out / "index.jsonl").write_text("".join(json.dumps({k: v for k, v in x.items() if k != "sha256"}) + "\n"
                                              for x in lines))

@@ -124,13 +124,13 @@ def test_a_tournament_config_names_the_limits_once(tmp_path: Path):
 
 
 def test_a_process_pool_tournament_shares_a_file_bucket(tmp_path: Path):
-    from arena.tournament import TournamentConfig, run_tournament
+    from arena.tournament import RunOptions, TournamentConfig, run_tournament
 
     cfg = TournamentConfig(
         name="limits", roster=[{"label": "stand-in", "agent": "mock:x"}, {"label": "bot", "agent": "bot:heuristic"}],
         boards=[{"preset": "std-12-guard"}], deals=1, seed=5, seating="sides", out=str(tmp_path), concurrency=2,
         rate_limits={"mock": {"requests_per_minute": 60000}})
-    result = asyncio.run(run_tournament(cfg, executor="process"))
+    result = asyncio.run(run_tournament(cfg, RunOptions(executor="process")))
     assert result.played == 2 and result.failed == []
     state = (tmp_path / ".ratelimit" / "mock.json").read_text()
     assert '"requests"' in state and '"updated"' in state  # the workers' shared bucket

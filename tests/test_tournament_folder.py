@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from arena.durable import FolderLock, cut_torn_tail, write_atomic
-from arena.tournament import Index, IndexEntry, TournamentConfig, TournamentError, run_tournament
+from arena.tournament import Index, IndexEntry, RunOptions, TournamentConfig, TournamentError, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,9 +43,9 @@ def test_a_second_runner_on_a_busy_folder_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "out"
     with FolderLock(out):  # another runner is at work in this folder
         with pytest.raises(TournamentError, match="in use by another runner"):
-            asyncio.run(run_tournament(config(out), out=out))
+            asyncio.run(run_tournament(config(out), RunOptions(out=out)))
         assert not (out / "index.jsonl").exists(), "the refused runner touched nothing"
-    result = asyncio.run(run_tournament(config(out), out=out))  # the lock went with its holder
+    result = asyncio.run(run_tournament(config(out), RunOptions(out=out)))  # the lock went with its holder
     assert result.played == 2 and not result.failed
 
 
@@ -116,7 +116,7 @@ def test_write_atomic_leaves_the_old_file_when_the_write_fails(tmp_path: Path, m
 def test_resume_on_an_empty_or_damaged_tournament_json_is_a_clear_error(tmp_path: Path, damage: str) -> None:
     out = tmp_path / "out"
     cfg = write_config(tmp_path / "t.yaml", out)
-    asyncio.run(run_tournament(config(out), out=out))
+    asyncio.run(run_tournament(config(out), RunOptions(out=out)))
     (out / "tournament.json").write_text(damage, encoding="utf-8")
     proc = cli("tournament", str(cfg), "--resume", "--no-progress")
     assert proc.returncode == 2, proc.stderr

@@ -13,7 +13,7 @@ from typing import Iterator
 
 import pytest
 
-from arena.tournament import Index, Progress, TournamentConfig, TournamentError, run_tournament
+from arena.tournament import Index, Progress, RunOptions, TournamentConfig, TournamentError, run_tournament
 from arena.transcript import read_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,11 +60,11 @@ def test_ray_executor_matches_the_process_executor(ray_session: object, tmp_path
     cfg = config(tmp_path)
     seen: list[Progress] = []
     started = time.monotonic()
-    by_ray = asyncio.run(run_tournament(cfg, out=tmp_path / "ray", executor="ray",
-                                        on_progress=lambda p: seen.append(Progress(**vars(p)))))
+    by_ray = asyncio.run(run_tournament(cfg, RunOptions(out=tmp_path / "ray", executor="ray",
+                                        on_progress=lambda p: seen.append(Progress(**vars(p))))))
     ray_seconds = time.monotonic() - started
     started = time.monotonic()
-    by_processes = asyncio.run(run_tournament(cfg, out=tmp_path / "proc", executor="process"))
+    by_processes = asyncio.run(run_tournament(cfg, RunOptions(out=tmp_path / "proc", executor="process")))
     print(f"6 games: ray {ray_seconds:.1f}s, processes {time.monotonic() - started:.1f}s")
 
     assert by_ray.failed == [] and by_processes.failed == []
@@ -91,7 +91,7 @@ def test_ray_executor_matches_the_process_executor(ray_session: object, tmp_path
 def test_ray_executor_resumes_exactly_the_unfinished_games(ray_session: object, tmp_path: Path) -> None:
     cfg = config(tmp_path)
     out = tmp_path / "ray"
-    asyncio.run(run_tournament(cfg, out=out, executor="ray"))
+    asyncio.run(run_tournament(cfg, RunOptions(out=out, executor="ray")))
     games = sorted((out / "games").glob("*.jsonl"))
     kept = {p.name: p.read_bytes() for p in games}
     # A crash: one game never came back (its transcript and 'done' line lost), another was half-stored.
@@ -104,7 +104,7 @@ def test_ray_executor_resumes_exactly_the_unfinished_games(ray_session: object, 
         "\n".join(line for line in lines if not ('"done"' in line and any(g in line for g in dropped))) + "\n",
         encoding="utf-8")
 
-    result = asyncio.run(run_tournament(cfg, out=out, resume=True, executor="ray"))
+    result = asyncio.run(run_tournament(cfg, RunOptions(out=out, resume=True, executor="ray")))
     assert (result.played, result.skipped, result.discarded_parts, result.failed) == (2, 4, 1, [])
     assert {p.name: p.read_bytes() for p in (out / "games").glob("*.jsonl")} == kept
     index = Index(out / "index.jsonl")
@@ -156,7 +156,7 @@ def test_games_on_ray_share_one_limiter_actor(ray_session: object, tmp_path: Pat
         boards=[{"preset": "std-12-guard"}], deals=1, seed=5, seating="sides", out=str(tmp_path), concurrency=2)
     runner = RayExecutor(GameJob(out=tmp_path, factory_path="agents.registry:make_agent", lang="en"),
                          accounts={"mock": RateLimit(requests_per_minute=60000)})
-    result = asyncio.run(run_tournament(cfg, executor=runner))
+    result = asyncio.run(run_tournament(cfg, RunOptions(executor=runner)))
     assert result.played == 2 and result.failed == []
     calls = 0
     for path in (tmp_path / "games").glob("*.jsonl"):

@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from llm_style import write_llm_style_transcript  # noqa: E402
 
 from arena.observation import visible_events  # noqa: E402
+from arena.table import wolf_cards  # noqa: E402
 from arena.transcript import read_transcript  # noqa: E402
 from arena.viewer import build_view_data, write_view  # noqa: E402
 
@@ -33,8 +34,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shuti
 NIGHT_ACTIONS = {"guard_protected", "wolf_knife_vote", "wolf_proposal", "wolf_veto", "wolf_team_message", "wolf_knife", "witch_told", "witch_saved", "witch_poisoned",
                  "seer_result", "hunter_status", "player_died", "thought", "role_assigned", "wolf_team"}
 NOT_LOGGED = {"phase_started", "thought"}  # the log shows phase headings and the Minds tab shows thoughts
-WOLF_CARDS = {"werewolf", "white_wolf_king", "black_wolf_king", "war_wolf", "big_wolf_brother",
-              "little_wolf_brother", "wild_wolf", "fire_wolf"}
+WOLF_CARDS = set(wolf_cards())  # the referee's, as the page is given them
 
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
 

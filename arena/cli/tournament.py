@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import contextmanager
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, Iterator, List, Optional
@@ -56,7 +57,15 @@ def tournament_command(
     from rich.table import Table
 
     from arena.executors import ExecutorChoice
-    from arena.tournament import build_schedule, find_game, load_config, parse_shard, run_tournament, shard_of
+    from arena.tournament import (
+        RunOptions,
+        build_schedule,
+        find_game,
+        load_config,
+        parse_shard,
+        run_tournament,
+        shard_of,
+    )
 
     cfg = load_config(config)
     shard_t = parse_shard(shard)
@@ -73,17 +82,18 @@ def tournament_command(
                   f"{p.tokens:,.0f} tokens", f"${p.cost:,.4f}", f"ETA {_human_time(p.eta_seconds())}")
         return t
 
+    options = RunOptions(out=out, resume=resume, shard=shard_t, concurrency=concurrency, watch=watch,
+                         executor=ExecutorChoice(executor.value, ray_address=ray_address, ray_task_cpus=ray_cpus))
+
     async def go():  # type: ignore[no-untyped-def]
-        kwargs = dict(out=out, resume=resume, shard=shard_t, concurrency=concurrency,
-                      executor=ExecutorChoice(executor.value, ray_address=ray_address, ray_task_cpus=ray_cpus))
         if not progress:
             with watching(console, watched, cfg.lang) as on_watch_event:
-                return await run_tournament(cfg, watch=watch, on_watch_event=on_watch_event, **kwargs)
+                return await run_tournament(cfg, replace(options, on_watch_event=on_watch_event))
         with Live(console=console, refresh_per_second=4, transient=False) as live:
             # The game's table nests under the progress line (one display); see `watching`.
             with watching(console, watched, cfg.lang, outer=live) as on_watch_event:
-                return await run_tournament(cfg, watch=watch, on_watch_event=on_watch_event,
-                                            on_progress=lambda p: live.update(view(p)), **kwargs)
+                return await run_tournament(cfg, replace(options, on_watch_event=on_watch_event,
+                                                         on_progress=lambda p: live.update(view(p))))
 
     try:
         result = asyncio.run(go())

@@ -17,8 +17,7 @@
   const DEC = DATA.decisions;
   const N = DATA.meta.players;
 
-  const WOLF_ROLES = new Set(["werewolf", "white_wolf_king", "black_wolf_king", "war_wolf",
-    "big_wolf_brother", "little_wolf_brother", "wild_wolf", "fire_wolf"]);
+  const WOLF_ROLES = new Set(DATA.meta.wolf_cards);  // the referee's wolf cards (arena/table.py)
   const NOT_STEPS = new Set(["thought"]);  // shown in the log and Minds tab, but not a stop of their own
 
   // ---- icons (inline SVG, stroke = currentColor) -------------------------------------------
@@ -57,17 +56,6 @@
     return '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" ' +
       'stroke-linejoin="round" aria-hidden="true">' + (P[name] || P.dot) + "</svg>";
   }
-  const EVENT_ICON = {
-    game_started: "users", role_assigned: "card", center_cards: "card", wolf_team: "users",
-    phase_started: null, night_step: "moon", guard_protected: "shield", wolf_knife_vote: "knife",
-    wolf_knife: "knife", witch_told: "antidote", witch_saved: "antidote", witch_poisoned: "poison",
-    seer_result: "eye", hunter_status: "gun", player_died: "skull", deaths_announced: "skull",
-    role_revealed: "card", sheriff_candidates: "star", sheriff_withdrew: "star", ballot_cast: "ballot",
-    vote_result: "ballot", sheriff_elected: "star", badge_moved: "star", speech_order: "list",
-    speech: "speech", self_destructed: "bomb", idiot_revealed: "card", hunter_shot: "gun",
-    pk_platform: "scale", exile_result: "scale", answer_refused: "alert", thought: "thought",
-    game_ended: "flag",
-  };
 
   // ---- small helpers ----------------------------------------------------------------------
   function esc(text) {
@@ -127,6 +115,7 @@
     for (const i of viewData().events) {
       if (i > ui.step) break;
       const e = EV[i];
+      if (e.mark) mark(e.mark[0], e.mark[1]);  // the marker an event leaves (arena/table.py)
       switch (e.type) {
         case "phase_started":
           st.phase = e.phase; st.markers = {}; st.vote = null; st.pk = new Set(); st.candidates = new Set(); break;
@@ -135,20 +124,12 @@
         case "role_revealed": st.roles[e.seat] = e.role; break;
         case "idiot_revealed": st.roles[e.seat] = "idiot"; break;
         case "wolf_team": for (const w of e.wolves) st.known[w] = "wolf_mate"; break;
-        case "seer_result":
-          st.known[e.target] = e.result === "wolf" ? "known_wolf" : "known_good";
-          mark(e.target, e.result === "wolf" ? "eye-wolf" : "eye-good"); break;
-        case "guard_protected": mark(e.target, "shield"); break;
+        case "seer_result": st.known[e.target] = e.result === "wolf" ? "known_wolf" : "known_good"; break;
         case "wolf_knife_vote": {
           const v = openVote("knife:" + e.phase, "knife", 1);
           v.ballots.push({ voter: e.seat, target: e.target, weight: 1, seq: i }); break;
         }
-        case "wolf_knife": mark(e.target, "knife"); break;
-        case "witch_saved": mark(e.target, "antidote"); break;
-        case "witch_poisoned": mark(e.target, "poison"); break;
-        case "player_died": mark(e.seat, "death"); break;
-        case "hunter_shot": mark(e.target, "gun"); break;
-        case "self_destructed": mark(e.seat, "bomb"); st.vote = null; break;
+        case "self_destructed": st.vote = null; break;
         case "deaths_announced": for (const s of e.seats) { st.dead.add(s); st.deathsAt[s] = e.phase; } break;
         case "sheriff_candidates": st.candidates = new Set(e.seats); break;
         case "sheriff_withdrew": st.candidates.delete(e.seat); break;
@@ -305,7 +286,7 @@
       if (st.sheriff === seat) html += '<div class="sheriff" title="' + esc(t("sheriff")) + '">' + icon("star") + "</div>";
       if (markers.length) {
         html += '<div class="markers">' + markers.map((m) => '<span class="marker ' + m + '" data-kind="' + m + '">' +
-          icon({ "eye-good": "eye", "eye-wolf": "eye", death: "skull", abstain: "x" }[m] || m) + "</span>").join("") + "</div>";
+          icon(m === "abstain" ? "x" : DATA.meta.marker_icon[m] || m) + "</span>").join("") + "</div>";
       }
       if (tally && tally.counts[seat]) html += '<div class="tally ' + tally.ballot + '">' + fmtNum(tally.counts[seat]) + "</div>";
       if (belief && belief.beliefs && seat !== sel && belief.beliefs[seat] !== undefined) {
@@ -404,7 +385,7 @@
       body = '<div class="caption">' + icon("skull") + "<span>" + esc(e.line[ui.lang]) + "</span></div>";
       if (e.seats.length) body += '<div class="deaths">' + e.seats.map((s) => seatChip(s, st)).join("") + "</div>";
     } else {
-      body = '<div class="caption">' + icon(EVENT_ICON[e.type] || (isNight(phase) ? "moon" : "sun")) +
+      body = '<div class="caption">' + icon(e.icon || (isNight(phase) ? "moon" : "sun")) +
         "<span>" + esc(e.line[ui.lang]) + "</span></div>";
     }
     if (e && e.visibility && e.visibility.to !== "all") cls += " secret";
@@ -443,7 +424,7 @@
     const abst = v.ballots.filter((b) => !b.target).map((b) => b.voter);
     if (abst.length) html += '<div class="abstainers">' + esc(abst.map(seatName).join(", ")) + " · " + esc(t("abstain")) + "</div>";
     if (!["ballot_cast", "wolf_knife_vote", "vote_result"].includes(e.type)) {
-      html += '<div class="caption" style="margin-top:.6cqw">' + icon(EVENT_ICON[e.type]) + "<span>" + esc(e.line[ui.lang]) + "</span></div>";
+      html += '<div class="caption" style="margin-top:.6cqw">' + icon(e.icon) + "<span>" + esc(e.line[ui.lang]) + "</span></div>";
     }
     return html;
   }
@@ -494,7 +475,7 @@
       const node = el("div", "ev t-" + e.type + (vis.to === "seats" ? " secret" : vis.to === "referee" ? " referee" : ""));
       node.dataset.seq = String(i);
       node.dataset.type = e.type;
-      let html = icon(EVENT_ICON[e.type] || "dot") + "<div>";
+      let html = icon(e.icon || "dot") + "<div>";
       if (e.type === "speech") {
         const tag = (L().speech_kind || {})[e.kind];
         html += "<b>" + esc(seatName(e.seat)) + "</b>" + (tag ? " · " + esc(tag) : "") + '<span class="said">' + esc(e.text) + "</span>";
