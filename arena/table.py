@@ -23,7 +23,7 @@ from arena.events import (
     WitchSaved,
     WolfKnife,
 )
-from arena.types import Role, is_wolf_card
+from arena.types import wolf_cards as types_wolf_cards
 
 #: Every event class of the union, in its declared order.
 EVENT_CLASSES: tuple[type[BaseModel], ...] = get_args(get_args(Event)[0])
@@ -72,5 +72,5 @@ MARKER_ICON: dict[str, str] = {"shield": "shield", "knife": "knife", "antidote":
 
 
 def wolf_cards() -> list[str]:
-    """The cards of the wolves' camp, for drawing a seat's camp."""
-    return [role.value for role in Role if is_wolf_card(role)]
+    """The cards of the wolves' camp (as the role modules declare them), for drawing a seat's camp."""
+    return sorted(str(role) for role in types_wolf_cards())

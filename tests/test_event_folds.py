@@ -22,7 +22,7 @@ from agents.heuristic import UNFOLDED, Memory
 from arena.live import DELAYS, MARKS, TableState
 from arena.observation import _KEPT, SeatView
 from arena.table import EVENT_CLASSES, EVENT_ICON, EVENT_TYPES, MARKER_ICON, table_mark, wolf_cards
-from arena.types import Role, is_wolf_card
+from arena.rules.registry import registry
 from tests.test_coverage import all_events, played, synthetic_events
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,9 +73,9 @@ def test_viewer_js_names_only_real_event_types_and_no_hand_list_of_cards() -> No
     assert named, "the pattern finding viewer.js's event types found none"
     assert named <= set(EVENT_TYPES), f"viewer.js names event types that do not exist: {named - set(EVENT_TYPES)}"
     assert "EVENT_ICON" not in VIEWER_JS  # icons come with each event (arena/table.py)
-    cards = [r.value for r in Role if is_wolf_card(r) and r.value != "werewolf"]
+    cards = [c for c in wolf_cards() if c != "werewolf"]
     assert not [c for c in cards if f'"{c}"' in VIEWER_JS], "viewer.js lists wolf cards: use DATA.meta.wolf_cards"
-    assert wolf_cards() == [r.value for r in Role if is_wolf_card(r)]
+    assert set(wolf_cards()) == {str(role) for role, spec in registry().specs.items() if spec.camp == "wolves"}
 
 
 def test_the_live_view_names_only_real_event_types() -> None:
