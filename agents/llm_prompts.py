@@ -158,7 +158,7 @@ class EventRenderer:
         i = 0
         while i < len(events):
             e = events[i]
-            if e.type in skip:
+            if e.type in skip or e.type == "speech" and speech_limit <= 0:
                 i += 1
                 continue
             if e.type == "ballot_cast" and "ballots" in self.t["events"]:
@@ -435,7 +435,7 @@ def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: 
                     digest_lines.append(line)
             parts.append("\n".join(digest_lines) + "\n")
         limit = speech_chars or int(t.get("summary_speech_chars", 200))
-        earlier = int(t.get("digest_speech_chars", limit))
+        earlier = int(t.get("digest_speech_chars", limit))  # 0: the phase before keeps no speech
         for i, (phase, evs) in enumerate(recent):
             lines = renderer.phase_lines(evs, limit if i == len(recent) - 1 else min(earlier, limit))
             if lines:

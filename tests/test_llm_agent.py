@@ -595,13 +595,13 @@ def test_a_summary_game_stays_under_100k_prompt_tokens_flat_per_call():
     from arena.referee import run_game
 
     agents = [make_agent("mock:bench", seat=s, seed=0, memory="summary", latency=0.0) for s in range(1, 13)]
-    per_day: dict[int, list[int]] = {}
+    per_day: dict[str, list[int]] = {}  # phase -> [calls, prompt tokens]
     for agent in agents:
         def wrap(agent=agent, decide=agent.decide):
             async def metered(obs, request):
                 calls, tokens = agent.calls, agent.usage.input
                 answer = await decide(obs, request)
-                row = per_day.setdefault(int(request.phase[1:]), [0, 0])
+                row = per_day.setdefault(request.phase, [0, 0])
                 row[0] += agent.calls - calls
                 row[1] += agent.usage.input - tokens
                 return answer
@@ -610,9 +610,10 @@ def test_a_summary_game_stays_under_100k_prompt_tokens_flat_per_call():
     result = asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=0), agents))
     assert int(result.phase[1:]) >= 5  # seed 0 is a long game (7 days)
     assert sum(a.usage.input for a in agents) < 100_000
-    # from day 2 on (day 1 starts from an empty record) the tokens per call stay flat
-    per_call = {d: t / c for d, (c, t) in per_day.items() if d >= 2 and c >= 5}
-    assert len(per_call) >= 4 and max(per_call.values()) < 1.3 * per_call[2]
+    # from day 2 on (day 1 starts from an empty record) the tokens per call of the days stay flat: older
+    # days fold into a bounded line (nights are cheaper than days, so they are compared apart)
+    per_call = {p: t / c for p, (c, t) in per_day.items() if p.startswith("D") and int(p[1:]) >= 2 and c >= 5}
+    assert len(per_call) >= 4 and max(per_call.values()) < 1.3 * min(per_call.values()), per_call
 
 
 def test_summary_memory_never_leaks_hidden_information():
