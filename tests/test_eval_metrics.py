@@ -356,6 +356,7 @@ def test_beliefs_only_at_votes_cannot_measure_persuasion(tmp_path: Path) -> None
 def every_speech_game(folder: Path) -> Path:
     """Belief mode every_speech: listeners report (kind "belief") after each speech they hear."""
     b = Builder(ROLES2, AGENTS2, "every-speech")
+    b.ev(SheriffElected(phase="D1", seat=1, reason="elected"))
 
     def report(seat: int, beliefs: dict[int, float]) -> None:
         b.dec(seat, "belief", "D1", value=beliefs, beliefs=beliefs)
@@ -390,8 +391,11 @@ def test_every_speech_beliefs_measure_each_speech(tmp_path: Path) -> None:
     assert row(m, "speech_shift", "C", "side:wolf").n == 1
     # ... and is suspected less: 0.7 -> 0.6 by seat 2, 0.5 -> 0.5 by seat 3.
     assert row(m, "speech_trust", "C").value == pytest.approx(0.05)
-    # Reports between speeches are what the intent-based metrics need too.
+    # Reports between speeches are what the intent-based metrics need too. Sheriff 1 votes 5: seat 2
+    # (prior intent 6) and seat 4 (prior intent 1) follow it; seat 3 meant 5 already.
     assert m["speech_swing"].status == "ok"
+    pull = row(m, "sheriff_pull", "A")
+    assert (pull.value, pull.n) == (1.0, 2)
 
 
 def test_every_metric_has_a_test_and_a_doc() -> None:
