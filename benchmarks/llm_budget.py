@@ -184,10 +184,11 @@ def main() -> None:
         stable = sum(r["stable"] for r in rows) / max(sum(r["input"] for r in rows), 1)
         servable = sum(r["servable"] for r in rows) / max(sum(r["input"] for r in rows), 1)
         days = sum(r["days"] for r in rows) / n
-        ratio = sum(r["wall"] for r in rows) / max(sum(r["bound"] for r in rows), 1e-9)
+        bound = sum(r["bound"] for r in rows)
+        ratio = f"{sum(r['wall'] for r in rows) / bound:.2f}" if bound else "n/a (--latency 0)"
         print(f"{label:8s} games={n} days/game={days:.1f} llm_calls/game={calls:.0f} "
               f"prompt_tokens/game={tokens:,.0f} tokens/day={tokens / days:,.0f} cached_share={cached:.1%} "
-              f"wall/sequential_bound={ratio:.2f}")
+              f"wall/sequential_bound={ratio}")
         longest = max(zip(seeds, rows), key=lambda sr: sr[1]["input"])
         print(f"{'':8s} largest game: seed {longest[0]}, {longest[1]['days']} days, "
               f"{longest[1]['calls']} calls, {longest[1]['input']:,} prompt tokens")
