@@ -181,7 +181,7 @@ def test_tournament_and_bench_seats_take_a_belief_mode(tmp_path: Path) -> None:
     """A roster entry's options set its seats' mode (a bad one is refused before any game, naming the
     modes); a bench suite sets the mode of the agent it rates."""
     from arena.bench import BenchSuite, bench_tournament
-    from arena.tournament import TournamentConfig, TournamentError, run_tournament
+    from arena.tournament import RunOptions, TournamentConfig, TournamentError, run_tournament
 
     def config(mode: str) -> TournamentConfig:
         return TournamentConfig(name="b", roster=[{"label": "m", "agent": "mock:stand-in", "options": {"beliefs": mode}},
@@ -190,8 +190,8 @@ def test_tournament_and_bench_seats_take_a_belief_mode(tmp_path: Path) -> None:
                                 concurrency=1, seating="sides")
 
     with pytest.raises(TournamentError, match="off, votes, day_end, every_speech"):
-        asyncio.run(run_tournament(config("loud"), out=tmp_path / "bad"))
-    asyncio.run(run_tournament(config("every_speech"), out=tmp_path / "ok"))
+        asyncio.run(run_tournament(config("loud"), RunOptions(out=tmp_path / "bad")))
+    asyncio.run(run_tournament(config("every_speech"), RunOptions(out=tmp_path / "ok")))
     games = sorted((tmp_path / "ok" / "games").glob("*.jsonl"))
     assert games
     for game in games:
