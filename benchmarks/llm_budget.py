@@ -94,20 +94,20 @@ def play(memory: str, seed: int, latency: float, tokenizer: str = "o200k_base", 
 
     for a in agents:
         metered(a)
-    Game.pending = pending
     original_build = PromptBuilder.build
     original_build_belief = PromptBuilder.build_belief
-    PromptBuilder.build = build  # type: ignore[method-assign]
-    PromptBuilder.build_belief = build_belief  # type: ignore[method-assign]
+    patches = {(Game, "pending"): pending, (PromptBuilder, "build"): build, (PromptBuilder, "build_belief"): build_belief}
+    saved = {key: getattr(*key) for key in patches}
+    for (owner, name), value in patches.items():
+        setattr(owner, name, value)
     try:
         start = time.perf_counter()
         result = asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=seed, rules=rules or {}), agents,
                                       lang=lang))
         wall = time.perf_counter() - start
     finally:
-        Game.pending = original
-        PromptBuilder.build = original_build  # type: ignore[method-assign]
-        PromptBuilder.build_belief = original_build_belief  # type: ignore[method-assign]
+        for (owner, name), value in saved.items():
+            setattr(owner, name, value)
     mocks = [a.provider.provider for a in agents]
     return {"calls": sum(a.calls for a in agents), "input": sum(a.usage.input for a in agents),
             "cached": sum(a.usage.cached for a in agents), "days": int(result.phase[1:]),
