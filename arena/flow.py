@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any, Generator
 
 if TYPE_CHECKING:
     from arena.actions import DecisionRequest
-    from arena.types import Winner, WinReason
 
 #: A rule step: yields batches of requests, receives their checked values in the same order.
 Flow = Generator[list["DecisionRequest"], list[Any], Any]
@@ -24,16 +23,30 @@ class GameOver(Exception):
 
 
 class DayEnds(Exception):
-    """Raised inside a day when a self-destruct ends it at once (R68)."""
+    """Raised inside a day when a self-destruct (R68) or the scapegoat's death (R155) ends it at once.
+
+    It carries what the phase cycle records about the end (:mod:`arena.rules.cycle` writes the flow):
+    ``silences_day``, a self-destruct took the rest of today's last words (R68); ``in_election``, it
+    happened during the sheriff election (R59, R69)."""
+
+    def __init__(self, seat: int, *, silences_day: bool = False, in_election: bool = False):
+        super().__init__(seat)
+        self.seat = seat
+        self.silences_day = silences_day
+        self.in_election = in_election
 
 
-@dataclass
+@dataclass(slots=True)
 class FlowState:
     """The referee's bookkeeping of the flow, which is not game state (no player could observe it and a
-    replay of the log does not need it). One typed record, ``Game.flow``, instead of loose attributes."""
+    replay of the log does not need it). One typed record, ``Game.flow``, instead of loose attributes.
+
+    :mod:`arena.rules.cycle` is its only writer (``tests/test_architecture.py`` holds to it): the other
+    rules ask the cycle (a batch number, a unit of the last-words pool, whether the sheriff was already
+    asked to appoint), return values (a batch's result, whether an election is held over) or raise
+    :class:`DayEnds` carrying what the cycle records."""
 
     batch_counter: int = 0  # every batch of deaths takes a number, empty night batches too (R39)
-    pending_result: "tuple[Winner, WinReason] | None" = None  # a batch's result, announced once its deaths are (R42)
     last_words_pool: int = 0  # wolf_pool_* last words left (R73, OQ24)
     election_due: bool = False  # the sheriff election is still to be held (R49, R69)
     election_self_destructs: int = 0  # self-destructs during elections (R69 postpone_third_loses)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeat
 from arena.events import AuxPoliceAppointed
+from arena.rules import cycle
 from arena.types import Kind
 
 if TYPE_CHECKING:
@@ -28,9 +29,8 @@ def appoint(game: "Game") -> "Flow":
     sheriff = state.sheriff
     if not game.sw.aux_police or sheriff is None or not state.is_alive(sheriff):
         return
-    if game.flow.aux_police_asked == (state.phase, sheriff):
+    if not cycle.may_ask_appointment(game, sheriff):
         return  # already asked this phase (the badge came to him at this very dawn)
-    game.flow.aux_police_asked = (state.phase, sheriff)
     options = tuple(s for s in state.alive_seats() if s != sheriff)
     choice = yield from game.ask(sheriff, Kind.AUX_POLICE_APPOINT, ChooseSeat(options=options), None,
                                  context={"current": state.aux_police})

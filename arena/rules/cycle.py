@@ -1,4 +1,10 @@
-"""The phase cycle (R15): N1, D1, N2, D2 ... until a result, with the day's steps in order."""
+"""The phase cycle (R15): N1, D1, N2, D2 ... until a result, with the day's steps in order.
+
+This module is the only writer of the flow's bookkeeping (:class:`arena.flow.FlowState`, ``game.flow``;
+``tests/test_architecture.py`` holds to it). The other rules ask it (:func:`number_batch`,
+:func:`take_last_words_unit`, :func:`may_ask_appointment`), return values to it (a batch's result, an
+election held over) or raise :class:`~arena.flow.DayEnds`, which says what ended the day.
+"""
 
 from __future__ import annotations
 
@@ -18,12 +24,13 @@ MAX_DAYS = 60  # far beyond any real game; the draw rules end stalled games long
 
 
 def play(game: "Game") -> "Flow":
-    game.flow.last_words_pool = deaths.initial_pool(game)
     game.flow.election_due = game.sw.sheriff and game.sw.sheriff_election_time == "before_d1_announcement"
     for k in range(1, MAX_DAYS + 1):
         if k > 1:
             game.emit(PhaseStarted(phase=phase_name(True, k)))
         night = yield from night_rules.run_night(game, k)
+        if k == 1:  # the pool counts the wolf cards held once the thief has picked (OQ24); none is spent at night
+            game.flow.last_words_pool = deaths.initial_pool(game)
         game.emit(PhaseStarted(phase=phase_name(False, k)))
         yield from dawn(game, night)
         check_draw(game, had_death=bool(game.state.deaths_in(night.phase)))
@@ -45,13 +52,15 @@ def dawn(game: "Game", night: "night_rules.Night") -> "Flow":
     """R46: batch K -> check -> batch P -> check -> (election) -> announcement -> skills -> badge -> last words."""
     batch_k, batch_p = night_rules.night_batches(game, night)
     departed = list(night.departed_early)  # a caught little girl died at once (R153); announced now
-    departed += deaths.process_batch(game, batch_k, night.phase)
+    batch = deaths.process_batch(game, batch_k, night.phase)
+    departed += batch.departed
     # A dawn that ends the game is announced in the order of every dawn (R38), batch K alone included.
-    deaths.finish_if_won(game, announce=[d.seat for d in deaths.announcement_order(game, departed)],
+    deaths.finish_if_won(game, batch.result, announce=[d.seat for d in deaths.announcement_order(game, departed)],
                          death_phase=night.phase)
-    departed += deaths.process_batch(game, batch_p, night.phase)
+    batch = deaths.process_batch(game, batch_p, night.phase)
+    departed += batch.departed
     ordered = deaths.announcement_order(game, departed)
-    deaths.finish_if_won(game, announce=[d.seat for d in ordered], death_phase=night.phase)
+    deaths.finish_if_won(game, batch.result, announce=[d.seat for d in ordered], death_phase=night.phase)
     game.flow.day_silenced = False
     ended_early = False
     if game.flow.election_due and game.state.badge == "unused":
@@ -61,7 +70,8 @@ def dawn(game: "Game", night: "night_rules.Night") -> "Flow":
     try:
         yield from deaths.consequences(game, chain)
         yield from aux_police.appoint(game)  # R15 step 5, R95 (003): the sheriff appoints at daybreak
-    except DayEnds:
+    except DayEnds as ended:
+        day_ends(game, ended)
         ended_early = True
     game.flow.day_ended_early = ended_early
 
@@ -70,9 +80,10 @@ def run_election(game: "Game", participants: list[int]) -> "Flow":
     """Hold the election; True if a self-destruct ended the day (R69)."""
     game.flow.election_due = False
     try:
-        yield from sheriff.election(game, participants)
-    except DayEnds:
-        sheriff.self_destruct_in_election(game)
+        game.flow.election_due = yield from sheriff.election(game, participants)  # held over (R58)?
+    except DayEnds as ended:
+        day_ends(game, ended)
+        game.flow.election_due = sheriff.self_destruct_in_election(game, game.flow.election_self_destructs)
         return True
     return False
 
@@ -82,9 +93,18 @@ def day(game: "Game", k: int) -> "Flow":
         return
     try:
         yield from day_programme(game, k)
-    except DayEnds:
+    except DayEnds as ended:
+        day_ends(game, ended)
         yield from beliefs.after_day_cut_short(game)
-        return
+
+
+def day_ends(game: "Game", ended: DayEnds) -> None:
+    """Record what ended the day: a self-destruct that takes today's last words (R68), one during the
+    election (counted for R59 ``postpone_third_loses``)."""
+    if ended.silences_day:
+        game.flow.day_silenced = True
+    if ended.in_election:
+        game.flow.election_self_destructs += 1
 
 
 def day_programme(game: "Game", k: int) -> "Flow":
@@ -121,10 +141,36 @@ def exile(game: "Game", seat: int) -> "Flow":
         if spared:
             return
     game.emit(ExileResult(phase=state.phase, seat=seat, reason="exiled"))
-    departed = deaths.process_batch(game, [(seat, Cause.EXILE)], state.phase)
-    departed.sort(key=lambda d: (d.seat != seat, d.seat))  # the exiled first, then a lover (OQ12)
+    batch = deaths.process_batch(game, [(seat, Cause.EXILE)], state.phase)
+    departed = sorted(batch.departed, key=lambda d: (d.seat != seat, d.seat))  # the exiled first, then a lover (OQ12)
     deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
-    deaths.finish_if_won(game)
+    deaths.finish_if_won(game, batch.result)
     yield from deaths.consequences(game, deaths.Chain(departed=departed))
     for hook in roles.after_exile_hooks:  # R160 (003): after the exiled player's last words
         yield from hook(game, seat)
+
+
+# ---- what the other rules ask of the flow ---------------------------------------------------
+
+def number_batch(game: "Game") -> int:
+    """The next batch number: every batch of deaths takes one, empty night batches too (R39)."""
+    game.flow.batch_counter += 1
+    return game.flow.batch_counter
+
+
+def take_last_words_unit(game: "Game") -> bool:
+    """Spend one unit of the ``wolf_pool_*`` last-words pool (R73, OQ24); False once it is spent."""
+    if game.flow.last_words_pool <= 0:
+        return False
+    game.flow.last_words_pool -= 1
+    return True
+
+
+def may_ask_appointment(game: "Game", sheriff: int) -> bool:
+    """Whether the sheriff is yet to be asked to appoint an auxiliary police this phase (R95): he is
+    asked once, so a badge that came to him at this very dawn is not followed by a second question."""
+    asked = (game.state.phase, sheriff)
+    if game.flow.aux_police_asked == asked:
+        return False
+    game.flow.aux_police_asked = asked
+    return True

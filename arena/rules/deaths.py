@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from arena.actions import choose_seat
 from arena.events import BadgeMoved, DeathsAnnounced, PlayerDied, REFEREE, RoleRevealed, Speech
-from arena.rules import aux_police, beliefs, speech
+from arena.rules import aux_police, beliefs, cycle, speech
 from arena.rules.registry import registry
 from arena.rules.victory import check_winner, contenders
 from arena.types import Cause, Kind, is_wolf_card, parse_phase, primary_cause
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from arena.engine import Game
     from arena.flow import Flow
     from arena.rules.night import Night
+    from arena.types import Winner, WinReason
 
 # Order of causes in a `by_cause` dawn announcement (R38).
 _ANNOUNCE_CAUSE_ORDER = [Cause.WOLF, Cause.WOLF_BROTHER, Cause.WILD_WOLF, Cause.LITTLE_GIRL, Cause.HUNTING_GUN,
@@ -48,11 +49,21 @@ class Chain:
         return [d.seat for d in self.departed]
 
 
-def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> list[Departed]:
-    """Kill a batch (R39-R42): lover chain, referee records, win check. Raises GameOver on a result."""
+@dataclass
+class Batch:
+    """One batch of simultaneous deaths (R39): who died, and the result it gave (R42), which the caller
+    announces with :func:`finish_if_won` once it has announced the deaths."""
+
+    departed: list[Departed] = field(default_factory=list)
+    result: "tuple[Winner, WinReason] | None" = None
+
+
+def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> Batch:
+    """Kill a batch (R39-R42): lover chain, referee records, win check. The result, if any, is the
+    batch's: the caller ends the game with :func:`finish_if_won` after announcing the deaths."""
     if not hits:  # a night's empty batch still takes its number (batch numbers count every batch)
-        game.flow.batch_counter += 1
-        return []
+        cycle.number_batch(game)
+        return Batch()
     state = game.state
     roles = registry()
     survivors = roles.survivors
@@ -78,21 +89,18 @@ def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> li
             if partner is not None and state.is_alive(partner) and partner not in causes:
                 if not survives(partner, [Cause.LOVER]):
                     causes[partner] = [Cause.LOVER]
-    game.flow.batch_counter += 1
+    number = cycle.number_batch(game)
     if not causes:
-        return []
+        return Batch()
     # Taken before anyone in the batch dies (R99); nothing above changes a card or who is alive.
     before = contenders(state)
     departed = []
     for seat in sorted(causes):
         cs = tuple(causes[seat])
         game.emit(PlayerDied(phase=phase, visibility=REFEREE, seat=seat, cause=primary_cause(cs), causes=list(cs),
-                             batch=game.flow.batch_counter))
+                             batch=number))
         departed.append(Departed(seat=seat, phase=phase, causes=cs))
-    result = check_winner(state, before)
-    if result is not None:
-        game.flow.pending_result = result
-    return departed
+    return Batch(departed, check_winner(state, before))
 
 
 def announce_deaths(game: "Game", seats: list[int], death_phase: str) -> None:
@@ -103,9 +111,9 @@ def announce_deaths(game: "Game", seats: list[int], death_phase: str) -> None:
             game.emit(RoleRevealed(phase=game.state.phase, seat=seat, role=game.state.card(seat), reason="death"))
 
 
-def finish_if_won(game: "Game", announce: list[int] | None = None, death_phase: str | None = None) -> None:
-    """End the game if the last batch produced a result, announcing the deaths first."""
-    result = game.flow.pending_result
+def finish_if_won(game: "Game", result: "tuple[Winner, WinReason] | None", announce: list[int] | None = None,
+                  death_phase: str | None = None) -> None:
+    """End the game if a batch produced a result (R42), announcing the deaths first."""
     if result is None:
         return
     if announce:
@@ -158,12 +166,11 @@ def death_skills(game: "Game", chain: Chain, start: int = 0) -> "Flow":
             continue
         # The target dies at the same time as the shooter (R75): a batch in the shooter's phase.
         shot = process_batch(game, [(target, Cause.SHOT)], d.phase)
-        for s in shot:
+        for s in shot.departed:
             s.shooter = d.seat
-        announced = [s.seat for s in shot]
-        announce_deaths(game, announced, d.phase)
-        finish_if_won(game)
-        chain.departed.extend(shot)
+        announce_deaths(game, [s.seat for s in shot.departed], d.phase)
+        finish_if_won(game, shot.result)
+        chain.departed.extend(shot.departed)
 
 
 def badge_step(game: "Game", chain: Chain) -> "Flow":
@@ -212,9 +219,7 @@ def assign_last_words(game: "Game", chain: Chain, *, silenced: bool = False) -> 
         if d.speaks is not None:
             continue
         if pooled:
-            has_unit = game.flow.last_words_pool > 0
-            if has_unit:
-                game.flow.last_words_pool -= 1
+            has_unit = cycle.take_last_words_unit(game)
             speaks = has_unit
             if sw.last_words == "wolf_pool_kill_exile":
                 speaks = has_unit and bool({Cause.WOLF, Cause.EXILE} & set(d.causes))

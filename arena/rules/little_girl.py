@@ -71,10 +71,10 @@ def kill_now(game: "Game", night: "Night", girl: int) -> None:
     step of theirs). The table learns of it at dawn, announced with the night's other deaths (R37)."""
     from arena.rules import deaths
 
-    departed = deaths.process_batch(game, [(girl, Cause.LITTLE_GIRL)], night.phase)
-    night.departed_early.extend(departed)
+    batch = deaths.process_batch(game, [(girl, Cause.LITTLE_GIRL)], night.phase)
+    night.departed_early.extend(batch.departed)
     night.alive_at_start = [s for s in night.alive_at_start if game.state.is_alive(s)]
-    deaths.finish_if_won(game, announce=[d.seat for d in deaths.announcement_order(game, departed)],
+    deaths.finish_if_won(game, batch.result, announce=[d.seat for d in deaths.announcement_order(game, batch.departed)],
                          death_phase=night.phase)
 
 

@@ -40,10 +40,10 @@ def die_for_tie(game: "Game", goat: int, tied: list[int]) -> "Flow":
     if game.sw.scapegoat_reveals_tied:
         for seat in sorted(tied):
             game.emit(RoleRevealed(phase=state.phase, seat=seat, role=state.card(seat), reason="scapegoat_tie"))
-    departed = deaths.process_batch(game, [(goat, Cause.SCAPEGOAT)], state.phase)
-    departed.sort(key=lambda d: (d.seat != goat, d.seat))
+    batch = deaths.process_batch(game, [(goat, Cause.SCAPEGOAT)], state.phase)
+    departed = sorted(batch.departed, key=lambda d: (d.seat != goat, d.seat))
     deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
-    deaths.finish_if_won(game)
+    deaths.finish_if_won(game, batch.result)
     living = tuple(state.alive_seats())
     chosen = yield from game.ask(goat, Kind.SCAPEGOAT_BAN,
                                  ChooseSeats(options=living, min_count=0, max_count=len(living), allow_none=True),

@@ -29,13 +29,15 @@ def _withdrawals(game: "Game", candidates: list[int]) -> "Flow":
     return [s for s in candidates if not answers.get(s)]
 
 
-def _no_sheriff(game: "Game", reason: str, *, retry: bool = False) -> None:
+def _no_sheriff(game: "Game", reason: str, *, retry: bool = False) -> bool:
+    """Nobody is elected; returns whether the election is held again the next day (R58)."""
     game.emit(SheriffElected(phase=game.state.phase, seat=None, reason=reason))
-    game.flow.election_due = retry
+    return retry
 
 
 def election(game: "Game", participants: list[int]) -> "Flow":
-    """R48-R59 with ``before_d1_announcement``: the night's dead still take part (R49, OQ14)."""
+    """R48-R59 with ``before_d1_announcement``: the night's dead still take part (R49, OQ14). Returns
+    whether the election is held over to the next day (R58 ``retry_next_day``)."""
     sw = game.sw
     requests = [game.request(s, Kind.SHERIFF_RUN, YES_OR_NO, False) for s in participants]
     runs = yield from game.ask_all(requests)
@@ -49,7 +51,7 @@ def election(game: "Game", participants: list[int]) -> "Flow":
         return _no_sheriff(game, "all_withdrew")
     if len(remaining) == 1:
         game.emit(SheriffElected(phase=game.state.phase, seat=remaining[0], reason="unopposed"))
-        return
+        return False
     non_candidates = [s for s in participants if s not in ran and vote.has_vote(game, s)]
     voters = non_candidates if sw.sheriff_voters == "non_candidates" else [
         s for s in participants if s not in set(ran) - set(remaining) and vote.has_vote(game, s)]
@@ -59,7 +61,7 @@ def election(game: "Game", participants: list[int]) -> "Flow":
     _, top = yield from vote.cast(game, "sheriff", voters, remaining, 1)
     if len(top) == 1:
         game.emit(SheriffElected(phase=game.state.phase, seat=top[0], reason="elected"))
-        return
+        return False
     if not top or sw.sheriff_tie == "no_sheriff":
         return _second_tie(game) if not top else _no_sheriff(game, "tie")
     platform = top
@@ -71,7 +73,7 @@ def election(game: "Game", participants: list[int]) -> "Flow":
             return _no_sheriff(game, "all_withdrew")
         if len(platform) == 1:
             game.emit(SheriffElected(phase=game.state.phase, seat=platform[0], reason="unopposed"))
-            return
+            return False
     if sw.sheriff_pk_voters == "non_candidates":
         pk_voters = non_candidates
     elif sw.sheriff_pk_voters == "non_candidates_and_losers":
@@ -85,14 +87,14 @@ def election(game: "Game", participants: list[int]) -> "Flow":
     _, top = yield from vote.cast(game, "sheriff_pk", pk_voters, platform, 2)
     if len(top) == 1:
         game.emit(SheriffElected(phase=game.state.phase, seat=top[0], reason="elected_after_pk"))
-        return
+        return False
     return _second_tie(game)
 
 
-def _second_tie(game: "Game") -> None:
+def _second_tie(game: "Game") -> bool:
     """R58 ``sheriff_second_tie``; a vote with no valid ballot counts as a second tie (OQ27)."""
     retry = game.sw.sheriff_second_tie == "retry_next_day"
-    _no_sheriff(game, "second_tie_retry" if retry else "second_tie", retry=retry)
+    return _no_sheriff(game, "second_tie_retry" if retry else "second_tie", retry=retry)
 
 
 def election_after_discussion(game: "Game") -> "Flow":
@@ -105,13 +107,14 @@ def election_after_discussion(game: "Game") -> "Flow":
         _no_sheriff(game, "tie" if top else "no_ballot")
 
 
-def self_destruct_in_election(game: "Game") -> None:
-    """R59 ``election_self_destruct``: the badge is lost, or the election postponed (third time: lost)."""
-    if game.sw.election_self_destruct == "postpone_third_loses" and game.flow.election_self_destructs < 3:
-        game.flow.election_due = True
-        return
-    game.flow.election_due = False
+def self_destruct_in_election(game: "Game", self_destructs: int) -> bool:
+    """R59 ``election_self_destruct``: the badge is lost, or the election postponed (the third
+    self-destruct in elections, ``self_destructs`` counting this one, loses it). Returns whether it is
+    postponed."""
+    if game.sw.election_self_destruct == "postpone_third_loses" and self_destructs < 3:
+        return True
     game.emit(BadgeMoved(phase=game.state.phase, action="lost", from_seat=None, to_seat=None))
+    return False
 
 
 __all__ = ["election", "election_after_discussion", "self_destruct_in_election", "ChooseSeat"]

@@ -137,18 +137,15 @@ def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
     state = game.state
     game.emit(SelfDestructed(phase=state.phase, seat=seat, during="election" if election else "day"))
     game.emit(RoleRevealed(phase=state.phase, seat=seat, role=state.card(seat), reason="self_destruct"))
-    departed = deaths.process_batch(game, [(seat, Cause.SELF_DESTRUCT)], state.phase)
-
-    deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
-    deaths.finish_if_won(game)
-    chain = deaths.Chain(departed=departed)
+    batch = deaths.process_batch(game, [(seat, Cause.SELF_DESTRUCT)], state.phase)
+    deaths.announce_deaths(game, [d.seat for d in batch.departed], state.phase)
+    deaths.finish_if_won(game, batch.result)
+    chain = deaths.Chain(departed=batch.departed)
     hook = registry().spec(state.card(seat)).on_self_destruct
     if hook is not None:  # R162: a white wolf king takes one player with him
         yield from hook(game, seat, chain)
     yield from deaths.death_skills(game, chain)
     yield from deaths.badge_step(game, chain)
-    if game.sw.self_destruct_silences_day:
-        game.flow.day_silenced = True
     # R68, R76: all speaking stops at once; nobody but the wolf speaks, not even a lover who dies with it.
     deaths.assign_last_words(game, chain, silenced=True)
     for d in chain.departed:  # only the wolf's own last words (pointing the knife)
@@ -156,9 +153,8 @@ def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
             text = yield from game.ask(d.seat, Kind.LAST_WORDS, speak_legal(game, d.seat), "pass")
             game.emit(Speech(phase=state.phase, seat=d.seat, kind="last_words", text=text))
             yield from beliefs.after_speech(game, d.seat, "last_words")
-    if election:
-        game.flow.election_self_destructs += 1
-    raise DayEnds(seat)
+    # The day ends; with ``self_destruct_silences_day`` it takes the rest of today's last words too.
+    raise DayEnds(seat, silences_day=game.sw.self_destruct_silences_day, in_election=election)
 
 
 __all__ = ["discussion_order", "speeches", "offer_self_destruct", "speak_legal", "BadgeMoved"]

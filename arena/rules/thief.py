@@ -63,10 +63,6 @@ def night_step(game: "Game", night: "Night") -> "Flow":
         center[pick - 1] = Role.THIEF  # the card he gives up goes to the center, buried (R150)
         game.emit(RoleAssigned(phase=night.phase, visibility=only(seat), seat=seat, role=taken))
         game.emit(CenterCards(phase=night.phase, visibility=REFEREE, cards=center))
-    # The last-words pool counts the wolf cards held after the pick (OQ24).
-    from arena.rules.deaths import initial_pool
-
-    game.flow.last_words_pool = initial_pool(game)
 
 
 SPEC = RoleSpec(

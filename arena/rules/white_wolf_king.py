@@ -34,9 +34,9 @@ def take(game: "Game", seat: int, chain: "Chain") -> "Flow":
         return
     game.emit(KingTook(phase=state.phase, seat=seat, target=target, king="white"))
     taken = deaths.process_batch(game, [(target, Cause.WHITE_WOLF_KING)], state.phase)
-    deaths.announce_deaths(game, [d.seat for d in taken], state.phase)
-    deaths.finish_if_won(game)
-    chain.departed.extend(taken)
+    deaths.announce_deaths(game, [d.seat for d in taken.departed], state.phase)
+    deaths.finish_if_won(game, taken.result)
+    chain.departed.extend(taken.departed)
 
 
 SPEC = RoleSpec(role=Role.WHITE_WOLF_KING, camp=Camp.WOLVES, kinds=(Kind.WHITE_WOLF_KING_TAKE,), on_self_destruct=take)
