@@ -19,11 +19,13 @@ import re
 import signal
 import sys
 import threading
+import time
 from functools import lru_cache
 from typing import IO, Any
 
 import yaml
 
+from agents.base import timed
 from arena.actions import (Answer, AnswerExtras, ChooseBool, ChooseOption, ChooseSeat, ChooseSeats, DecisionRequest,
                            IllegalAnswer, Speak, SpeechOrderChoice)
 from arena.events import Event
@@ -113,6 +115,7 @@ class HumanAgent:
     async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
         from arena import live
 
+        started = time.perf_counter()
         view = observation.view()
         async with _terminal():
             # Ctrl-C from here on asks before leaving, instead of asyncio's cancel. Installed before
@@ -123,7 +126,7 @@ class HumanAgent:
             if threading.current_thread() is threading.main_thread():
                 previous = signal.signal(signal.SIGINT, lambda *_: loop.call_soon_threadsafe(self._interrupted.set))
             try:
-                return await self._decide(observation, request, view)
+                return timed(await self._decide(observation, request, view), started)
             finally:
                 if previous is not None:
                     signal.signal(signal.SIGINT, previous)

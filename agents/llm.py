@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agents.base import timed
 from agents.llm_answer import AnswerFormatError, answer_schema, belief_schema, clean_beliefs, read_answer, read_beliefs
 from agents.llm_prompts import LANGS, PROMPTS_DIR, PromptBuilder
 from agents.providers.base import ChatMessage, GenerateOptions, Usage
@@ -206,6 +207,10 @@ class LLMAgent:
 
     # ---- the decision --------------------------------------------------------------------
     async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
+        started = time.perf_counter()
+        return timed(await self._decide(observation, request), started)
+
+    async def _decide(self, observation: Observation, request: DecisionRequest) -> Answer:
         skipped = self._skip(request)
         if skipped is not None:
             return skipped

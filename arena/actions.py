@@ -295,6 +295,9 @@ class AnswerExtras(BaseModel):
     ``default_applies``: the agent gave no answer (it crashed, timed out, or a replay has none) and
     the request's default is used; ``fallback``: the agent itself settled on the default after
     unusable output. ``note`` says why no model was asked (a single legal choice, a script line).
+    ``latency_ms``: the wall-clock time the agent took, as the agent measured it
+    (:func:`agents.base.timed`); deterministic agents (bots, replays) never measure it, so that the
+    same seed gives the same transcript bytes, and replays compare no time field.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -308,6 +311,7 @@ class AnswerExtras(BaseModel):
     memory: Any = None
     usage: ModelUsage | None = None
     note: str | None = None
+    latency_ms: float | None = None
 
     @property
     def defaulted(self) -> bool:

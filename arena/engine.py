@@ -28,7 +28,6 @@ from arena.events import (
     GameStarted,
     PhaseStarted,
     RoleAssigned,
-    Thought,
     WolfTeam,
     only,
     REFEREE,
@@ -118,11 +117,14 @@ class Game:
     def pending(self) -> list[DecisionRequest]:
         return list(self._pending)
 
-    def submit(self, answers: dict[int, Any], thoughts: dict[int, dict[str, Any]] | None = None) -> None:
-        """Answer every pending request (missing ids get their default). Refusals are recorded."""
-        self.submit_in_order([answers.get(r.id, r.default) for r in self._pending], thoughts)
+    def submit(self, answers: dict[int, Any]) -> None:
+        """Answer every pending request (missing ids get their default). Refusals are recorded.
 
-    def submit_in_order(self, answers: Sequence[Any], thoughts: dict[int, dict[str, Any]] | None = None) -> None:
+        The engine takes the values only: what an agent says about its answer (reasoning, notes,
+        beliefs, usage, latency) is the driver's to record, on the answer's decision line."""
+        self.submit_in_order([answers.get(r.id, r.default) for r in self._pending])
+
+    def submit_in_order(self, answers: Sequence[Any]) -> None:
         """Answer the pending requests with one answer each, in the order :meth:`pending` gave them.
 
         The driver's form of :meth:`submit`: it answers every request it was given, so it skips
@@ -140,22 +142,12 @@ class Game:
             except IllegalAnswer as exc:
                 value, error = request.default, str(exc)
                 record(_new_record((request, answer, value, True, error)))
-                if thoughts:
-                    self._record_thought(request, thoughts.get(request.id))
                 self.emit(AnswerRefused(phase=self.state.phase, visibility=only(request.seat), seat=request.seat,
                                         decision_id=request.id, kind=request.kind, error=error, used=value))
             else:
                 record(_new_record((request, answer, value, False, None)))
-                if thoughts:
-                    self._record_thought(request, thoughts.get(request.id))
             values.append(value)
         self._advance(values)
-
-    def _record_thought(self, request: DecisionRequest, thought: dict[str, Any] | None) -> None:
-        if thought and any(thought.get(k) for k in ("reasoning", "notes", "beliefs")):
-            self.emit(Thought(phase=self.state.phase, visibility=only(request.seat), seat=request.seat,
-                              decision_id=request.id, reasoning=thought.get("reasoning"),
-                              notes=thought.get("notes"), beliefs=thought.get("beliefs")))
 
     def rng(self, name: str) -> random.Random:
         """A named random stream derived from the game's seed (ARCHITECTURE principle 10)."""

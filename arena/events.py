@@ -301,7 +301,11 @@ class AnswerRefused(_Event):
 
 
 class Thought(_Event):
-    """A seat's private reasoning, notes and beliefs at a decision. Only that seat ever sees it."""
+    """A seat's private reasoning, notes and beliefs at a decision. Only that seat ever sees it.
+
+    No longer made: the engine takes answers' values only, and the reasoning, notes and beliefs are
+    stored once, on the decision line. Kept so that transcripts written before still read (their
+    decision lines hold the same text; the replay passes over these events)."""
 
     type: Literal["thought"] = "thought"
     seat: int

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Awaitable, Callable, Sequence
@@ -182,7 +181,6 @@ class Table:
         self._records_written = 0
         self._info = TableInfo(n, game.rules.preset.id, self._switches, lang)
         self.answers: dict[int, Answer] = {}  # by request id, until their decision lines are written
-        self.latency: dict[int, float] = {}
         self.abandoned = False
         if on_event is not None:
             game.listeners.append(on_event)
@@ -229,11 +227,9 @@ class Table:
             for record in records[self._records_written:]:
                 rid = record.request.id
                 self.writer.write_json(decision_line_json(record, self.agents[record.request.seat - 1],
-                                                          self.answers.get(rid), self.latency.get(rid)))
+                                                          self.answers.get(rid)))
             # Every answer handed in has been recorded by now (the engine records each pending request).
             self.answers.clear()
-        if self.latency:
-            self.latency.clear()
         self._records_written = len(records)
 
     def result_line(self) -> ResultLine:
@@ -253,9 +249,10 @@ class Table:
 
     def submit_round(self, requests: Sequence[DecisionRequest], answers: Sequence[Any]) -> None:
         """The same with one answer per pending request, in order (the drivers' form). An answer is an
-        :class:`Answer` or a bare value (an agent with nothing to add but its choice)."""
+        :class:`Answer` or a bare value (an agent with nothing to add but its choice). The engine gets
+        the values; the rest of each answer (reasoning, notes, beliefs, extras) is stored once, on its
+        decision line."""
         values = []
-        thoughts = None
         answers = list(answers)
         for i, (request, a) in enumerate(zip(requests, answers)):
             if not isinstance(a, Answer):
@@ -265,19 +262,13 @@ class Table:
                 a = answers[i] = capped_answer(a)
             extras = a.extras
             values.append(request.default if extras is not None and extras.default_applies else a.value)
-            if a.reasoning or a.notes or a.beliefs:
-                if thoughts is None:
-                    thoughts = {}
-                thoughts[request.id] = {"reasoning": a.reasoning, "notes": a.notes, "beliefs": a.beliefs}
-        self.game.submit_in_order(values, thoughts)
+        self.game.submit_in_order(values)
         if self.writer is not None:  # the decision lines read each answer's extras
             for request, a in zip(requests, answers):
                 if isinstance(a, Answer):
                     self.answers[request.id] = a
             self.flush_decisions()
             self.flush_events()
-        elif self.latency:
-            self.latency.clear()
 
 
 _ATOMS = frozenset({int, bool, type(None)})
@@ -313,8 +304,7 @@ def _fault(request: DecisionRequest, exc: BaseException) -> Answer:
     return Answer.default_of(request, f"agent error: {type(exc).__name__}: {exc}")
 
 
-async def _ask(agent: Any, observation: Observation, request: DecisionRequest) -> tuple[Answer, float | None]:
-    start = time.perf_counter()
+async def _ask(agent: Any, observation: Observation, request: DecisionRequest) -> Answer:
     try:
         answer = await agent.decide(observation, request)
         if not isinstance(answer, Answer):
@@ -323,8 +313,7 @@ async def _ask(agent: Any, observation: Observation, request: DecisionRequest) -
         raise
     except Exception as exc:  # a misbehaving agent is a game fact, never a crash (brief: "never dies")
         answer = _fault(request, exc)
-    latency = None if getattr(agent, "deterministic", False) else round((time.perf_counter() - start) * 1000, 3)
-    return answer, latency
+    return answer
 
 
 async def run_table(table: Table) -> None:
@@ -342,12 +331,7 @@ async def run_table(table: Table) -> None:
         for outcome in results:
             if isinstance(outcome, BaseException):
                 raise outcome
-        answers = []
-        for request, (answer, latency) in zip(requests, results):  # type: ignore[misc]  # exceptions raised above
-            answers.append(answer)
-            if latency is not None:
-                table.latency[request.id] = latency
-        table.submit_round(requests, answers)
+        table.submit_round(requests, results)  # type: ignore[arg-type]  # exceptions raised above
 
 
 def run_table_sync(table: Table) -> None:

@@ -83,17 +83,19 @@ def replay(path: str | Path) -> ReplayReport:
         return ReplayReport(winner="none", recorded_winner=recorded_winner, events_compared=0,
                             identical=False, first_difference=str(exc), complete=transcript.complete)
     winner = game.state.winner.value if game.state.winner else "none"
-    recorded = transcript.events
+    # Earlier versions also wrote each seat's reasoning as a ``thought`` event; the engine no longer makes
+    # them (the decision lines hold the same reasoning), so the replay passes over them.
+    recorded = [(at, line) for at, line in enumerate(transcript.events) if line.event.type != "thought"]
     difference = _header_difference(transcript, game.state.n)
-    for i, line in enumerate(recorded):
+    for i, (at, line) in enumerate(recorded):
         if difference is not None:
             break
         if i >= len(game.log):
-            difference = f"event {i}: the replay ended before it"
+            difference = f"event {at}: the replay ended before it"
             break
-        again = EventLine(seq=i, event=game.log[i]).model_dump_json()
+        again = EventLine(seq=at, event=game.log[i]).model_dump_json()
         if again != line.model_dump_json():
-            difference = f"event {i}: recorded {line.event.type}, replayed {game.log[i].type}"
+            difference = f"event {at}: recorded {line.event.type}, replayed {game.log[i].type}"
     if difference is None:
         difference = _decision_difference(transcript, table)
     if difference is None and transcript.complete:
@@ -127,7 +129,7 @@ def _decision_difference(transcript: Transcript, table: Table) -> str | None:
     if transcript.complete and len(replayed) != len(recorded):
         return f"the replay asked {len(replayed)} decisions, the transcript has {len(recorded)}"
     for record, line in zip(replayed, recorded):
-        again = decision_fields(record, None, None, None)
+        again = decision_fields(record, None, None)
         if again["id"] != line.id:
             return f"decision {line.id}: recorded in the place of decision {again['id']}"
         mine = DecisionLine.model_validate(again).model_dump(mode="json", include=set(_DECISION_FACTS))

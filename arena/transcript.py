@@ -14,6 +14,12 @@ with the message below instead of failing on one line; older files are then migr
 - 2: ``speech.kind`` may be ``interjection`` / ``interjection_reply`` (R138 ``idiot_after_reveal=
   may_interject``), with the decision kinds ``idiot_interject`` / ``interjection_reply``. Every
   version-1 file is a valid version-2 file.
+
+Still version 2: ``thought`` events are no longer written (an answer's reasoning, notes and beliefs
+are stored once, on its decision line, where every version has had them), and a decision line's
+``latency_ms`` now comes from the agent (``AnswerExtras.latency_ms``). Nothing a version-2 reader
+rejects was added, so the version stays; files with ``thought`` events still read, and
+:func:`arena.replay.replay` passes over those events.
 """
 
 from __future__ import annotations
@@ -313,8 +319,7 @@ def _seat_only_json(seat: int) -> dict[str, Any]:
     return {"to": "seats", "seats": [seat], "team": None}
 
 
-def decision_fields(record: "DecisionRecord", agent: Any, answer: "Answer | None",
-                    latency: float | None) -> dict[str, Any]:
+def decision_fields(record: "DecisionRecord", agent: Any, answer: "Answer | None") -> dict[str, Any]:
     """A decision line's fields, in :class:`DecisionLine`'s order (a test holds the two together)."""
     req = record.request
     extras = answer.extras if answer is not None else None
@@ -325,7 +330,7 @@ def decision_fields(record: "DecisionRecord", agent: Any, answer: "Answer | None
         "answer": record.answer, "value": record.value, "refused": record.refused, "error": record.error,
         "defaulted": False, "visibility": _seat_only_json(req.seat),
         "agent": getattr(agent, "spec", None), "attempts": [], "prompt": None, "raw_reply": None,
-        "reasoning": None, "notes": None, "beliefs": None, "memory": None, "usage": None, "latency_ms": latency,
+        "reasoning": None, "notes": None, "beliefs": None, "memory": None, "usage": None, "latency_ms": None,
     }
     if answer is not None:
         fields["reasoning"], fields["notes"], fields["beliefs"] = answer.reasoning, answer.notes, answer.beliefs
@@ -335,23 +340,24 @@ def decision_fields(record: "DecisionRecord", agent: Any, answer: "Answer | None
         fields["attempts"] = [a.model_dump() for a in extras.attempts]
         fields["prompt"], fields["raw_reply"], fields["memory"] = extras.prompt, extras.raw_reply, extras.memory
         fields["usage"] = extras.usage.to_json() if extras.usage is not None else None
+        fields["latency_ms"] = extras.latency_ms
     return fields
 
 
-def decision_line_json(record: "DecisionRecord", agent: Any, answer: "Answer | None", latency: float | None) -> str:
+def decision_line_json(record: "DecisionRecord", agent: Any, answer: "Answer | None") -> str:
     """A decision line as JSON text: the bytes ``DecisionLine`` would give (a test holds them together).
 
     Serialised from plain values by pydantic-core rather than through the model (same serializer,
     same float format, about four times faster than json.dumps); the reader still validates every
     line. A line with nothing but the choice (a bot's: no reasoning, metadata or latency) is
     assembled from pieces instead, most of them cached (``_plain_decision_line``)."""
-    if latency is None and (answer is None or (answer.extras is None and answer.reasoning is None and answer.notes is None
-                                               and answer.beliefs is None)):
+    if answer is None or (answer.extras is None and answer.reasoning is None and answer.notes is None
+                          and answer.beliefs is None):
         try:
             return _plain_decision_line(record, agent)
         except PydanticSerializationError:
             pass  # an odd value: the general path writes it as text
-    fields = decision_fields(record, agent, answer, latency)
+    fields = decision_fields(record, agent, answer)
     try:
         return to_json(fields).decode()
     except PydanticSerializationError:

@@ -47,7 +47,7 @@ def test_fast_writer_matches_the_models(tmp_path: Path) -> None:
     from arena.engine import DecisionRecord
 
     req = DecisionRequest(id=1, seat=2, kind="vote", phase="D1", asked_in="D1", legal=ChooseBool())
-    fields = decision_fields(DecisionRecord(req, True, True, False, None), RandomBot(2, 0), None, None)
+    fields = decision_fields(DecisionRecord(req, True, True, False, None), RandomBot(2, 0), None)
     assert list(fields) == list(DecisionLine.model_fields)
 
 
@@ -160,11 +160,11 @@ def test_a_plain_decision_line_is_assembled_to_the_same_bytes() -> None:
                                           legal=legal, default=value)
                     record = DecisionRecord(req, value, value, error is not None, error)
                     for agent in (Spec("bot:random"), Spec(None), object()):
-                        expected = to_json(decision_fields(record, agent, None, None)).decode()
+                        expected = to_json(decision_fields(record, agent, None)).decode()
                         assert _plain_decision_line(record, agent) == expected
-                        assert decision_line_json(record, agent, None, None) == expected
+                        assert decision_line_json(record, agent, None) == expected
                     # an answer whose extras are empty but present is written as it is, not as null
                     for extras in ({"reasoning": ""}, {"notes": ""}, {"beliefs": {}}, {"extras": AnswerExtras()}):
                         answer = Answer(value=value, **extras)
-                        expected = to_json(decision_fields(record, None, answer, None)).decode()
-                        assert decision_line_json(record, None, answer, None) == expected
+                        expected = to_json(decision_fields(record, None, answer)).decode()
+                        assert decision_line_json(record, None, answer) == expected

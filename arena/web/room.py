@@ -21,12 +21,14 @@ import asyncio
 import json
 import random
 import secrets
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.base import timed
 from arena.actions import Answer, AnswerExtras, DecisionRequest, IllegalAnswer, Speak
 from arena.events import Event
 from arena.narration import LANGS
@@ -115,7 +117,8 @@ class WebSeat:
         self.seat = seat
 
     async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
-        return await self.room.ask(self.seat, request)
+        started = time.perf_counter()
+        return timed(await self.room.ask(self.seat, request), started)
 
 
 class Paced:
