@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.base import timed
 from agents.llm_answer import AnswerFormatError, answer_schema, belief_schema, clean_beliefs, read_answer, read_beliefs
-from agents.llm_prompts import LANGS, PROMPTS_DIR, PromptBuilder
+from agents.llm_prompts import LANGS, PROMPTS_DIR, LastBeliefs, PromptBuilder
 from agents.providers.base import ChatMessage, GenerateOptions, Usage
 from agents.providers.secrets import FORBIDDEN_OPTIONS, redact, redact_known
 from agents.providers.wrapper import ManagedProvider
@@ -148,6 +148,7 @@ class LLMAgent:
         self.options = options or LLMAgentOptions()
         self.generate = generate or GenerateOptions()
         self.notes: str | None = None
+        self.last_beliefs: LastBeliefs | None = None
         self._builders: dict[str, PromptBuilder] = {}
         self.calls = 0
         self.usage = Usage()
@@ -221,7 +222,7 @@ class LLMAgent:
             speech_chars = min(limits) if limits else None
         belief_update = request.kind == BELIEF_UPDATE
         if belief_update:  # day_end / every_speech: a short prompt of its own, answered with beliefs only
-            built = self.builder(lang).build_belief(observation, request, notes=self.notes)
+            built = self.builder(lang).build_belief(observation, request, notes=self.notes, last=self.last_beliefs)
             schema = belief_schema(built.belief_seats)
         else:
             built = self.builder(lang).build(observation, request, notes=self.notes,
@@ -281,17 +282,25 @@ class LLMAgent:
                 continue
             attempts.append(AnswerAttempt(raw=raw))
             if belief_update:
+                self._remember_beliefs(observation, request, value)
                 extras = self._extras(messages, attempts, raw_reply, usage, record, built.memory)
                 return Answer(value=value, beliefs=value, extras=extras)
             if read.notes:
                 self.notes = read.notes[: self.options.notes_max_chars]
             beliefs = clean_beliefs(read.beliefs_raw, built.belief_seats) if built.belief_seats else None
+            self._remember_beliefs(observation, request, beliefs)
             extras = self._extras(messages, attempts, raw_reply, usage, record, built.memory)
             return Answer(value=value, reasoning=read.reasoning, notes=read.notes, beliefs=beliefs, extras=extras)
 
         extras = self._extras(messages, attempts, raw_reply, usage, record, built.memory)
         extras.fallback, extras.error = True, last_error
         return Answer(value=request.default, extras=extras)
+
+    def _remember_beliefs(self, observation: Observation, request: DecisionRequest, beliefs: Any) -> None:
+        """Keep the seat's newest report for the next belief update, with how much of its log it had
+        seen (its private memory, like its notes: the beliefs are recorded on the decision line only)."""
+        if beliefs:
+            self.last_beliefs = LastBeliefs(phase=request.asked_in, seen=len(observation.events), beliefs=dict(beliefs))
 
     def _stop_if_unreachable(self, result: Any) -> None:
         """Stop the game rather than play on defaults: on a refused key, a forbidden or unknown

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Sequence, assert_never
+from typing import Any, Iterable, NamedTuple, Sequence, assert_never
 
 import yaml
 
@@ -458,6 +458,15 @@ def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: 
 SECTIONS = ("rules", "role", "digest", "recent", "state", "notes", "question")
 
 
+class LastBeliefs(NamedTuple):
+    """A seat's newest belief report, kept by its agent for the next update: the phase it was given in,
+    how many of the seat's visible events it had seen, and the beliefs."""
+
+    phase: str
+    seen: int
+    beliefs: dict[int, float]
+
+
 @dataclass
 class BuiltPrompt:
     messages: list[ChatMessage]
@@ -807,10 +816,12 @@ class PromptBuilder:
         return BuiltPrompt(messages=[system, user], memory=memory, legal_text=legal_text, belief_seats=belief_seats,
                            sections=sections)
 
-    def build_belief(self, observation: Observation, request: Any, *, notes: str | None = None) -> BuiltPrompt:
+    def build_belief(self, observation: Observation, request: Any, *, notes: str | None = None,
+                     last: "LastBeliefs | None" = None) -> BuiltPrompt:
         """The belief update of modes ``day_end`` and ``every_speech``: a short prompt of its own, with
         no board rules and no history, only the seat's card, what it knows (the state lines), its notes,
-        its last beliefs and what it has seen since them (speeches cut as in summary memory)."""
+        its last beliefs (``last``, kept by the agent) and what it has seen since them (speeches cut as
+        in summary memory)."""
         bt = self.book.decisions["belief"]
         r = self.renderer
         view = observation.view()
@@ -818,10 +829,6 @@ class PromptBuilder:
         system = fmt(bt["system"], players=observation.players, seat=self.seat,
                      role=r.role(view.role) if view.role else "?", team=team)
         events = observation.events
-        last_at, last, last_beliefs = -1, None, {}
-        for i, e in enumerate(events):
-            if isinstance(e, Thought) and e.seat == self.seat and e.beliefs:
-                last_at, last, last_beliefs = i, e, e.beliefs
         lines = [fmt(self.book.decisions["now_short" if "now_short" in self.book.decisions else "now"],
                      phase_name=fmt(self.book.decisions["phase_night" if view.phase.startswith("N") else "phase_day"],
                                     n=view.phase[1:]),
@@ -832,12 +839,12 @@ class PromptBuilder:
         lines += [*state, notes_line]
         if last is not None:
             items = r.sep.join(fmt(bt["item"], seat=r.s(int(k)), p=f"{float(v):.2f}")
-                               for k, v in sorted(last_beliefs.items(), key=lambda kv: int(kv[0])))
+                               for k, v in sorted(last.beliefs.items(), key=lambda kv: int(kv[0])))
             lines.append(fmt(bt["last"], phase=r.phase_name(last.phase), items=items))
         else:
             lines.append(bt["last_none"])
         limit = self.speech_chars or int(self.book.events.get("summary_speech_chars", 200))
-        new = [ln for ln in (r.line(e, speech_limit=limit) for e in events[last_at + 1:]) if ln]
+        new = [ln for ln in (r.line(e, speech_limit=limit) for e in events[last.seen if last else 0:]) if ln]
         lines += [bt["new"], *new] if new else [bt["new_none"]]
         asked_from = len(lines)
         ctx = request.context or {}
