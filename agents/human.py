@@ -93,6 +93,7 @@ class HumanAgent:
         self.lang = lang
         self.t = human_templates(lang)
         self.n = templates(lang)
+        self.sep: str = self.n.get("list_sep", ", ")  # 、 between Chinese list items
         from arena.viewer import EventText, viewer_labels
 
         self.v = viewer_labels(lang)
@@ -161,7 +162,7 @@ class HumanAgent:
 
     def seats(self, seats: Any) -> str:
         seats = sorted(seats)
-        return ", ".join(self.s(x) for x in seats) if seats else self.n["nobody"]
+        return self.sep.join(self.s(x) for x in seats) if seats else self.n["nobody"]
 
     def role(self, role: str | None) -> str:
         if not role:
@@ -233,7 +234,7 @@ class HumanAgent:
         if view.wolves and self.seat in view.wolves:
             lines.append(self.t["wolves"].format(wolves=self.seats(view.wolves)))
         if view.seer_results:
-            checks = ", ".join(self.t["check_wolf" if r == "wolf" else "check_good"].format(seat=self.s(s))
+            checks = self.sep.join(self.t["check_wolf" if r == "wolf" else "check_good"].format(seat=self.s(s))
                                for s, r in view.seer_results.items())
             lines.append(self.t["checks"].format(checks=checks))
         # the same state an LLM seat is told: potions, guards, speaking order, public claims, votes so far
@@ -250,7 +251,7 @@ class HumanAgent:
     def _choices_text(self, request: DecisionRequest) -> str:
         legal = request.legal
         if isinstance(legal, ChooseSeat):
-            text = self.t["choices_seat"].format(options=", ".join(str(o) for o in legal.options))
+            text = self.t["choices_seat"].format(options=self.sep.join(str(o) for o in legal.options))
             if legal.allow_none:
                 meaning = self.t["skip_meaning"].get(request.kind) or self.t["skip_meaning"]["other"]
                 text += "\n" + self.t["choices_skip"].format(meaning=meaning)
@@ -266,14 +267,14 @@ class HumanAgent:
             return self.t["choices_text_optional" if request.kind in OPTIONAL_SPEECHES else "choices_text"]
         if isinstance(legal, ChooseSeats):
             count = str(legal.min_count) if legal.min_count == legal.max_count else f"{legal.min_count}-{legal.max_count}"
-            return self.t["choices_seats"].format(count=count, options=", ".join(str(o) for o in legal.options),
+            return self.t["choices_seats"].format(count=count, options=self.sep.join(str(o) for o in legal.options),
                                                   skip=self.t["choices_seats_skip"] if legal.allow_none else "")
         if isinstance(legal, ChooseOption):
-            return self.t["choices_option"].format(options=", ".join(self._value_text(o) for o in legal.options))
+            return self.t["choices_option"].format(options=self.sep.join(self._value_text(o) for o in legal.options))
         if isinstance(legal, SpeechOrderChoice):
             starts = list(legal.starts)
             return self.t["choices_order"].format(example=starts[0] if starts else 1,
-                                                  options=", ".join(str(s) for s in starts))
+                                                  options=self.sep.join(str(s) for s in starts))
         return ""
 
     def _ask(self, request: DecisionRequest, view: SeatView, *, again: bool = False) -> None:

@@ -197,7 +197,7 @@ class EventRenderer:
                              if e.type not in SKIPPED_EVENTS and e.type not in skip and e.type != "speech") if b]
         if not facts:
             return None
-        text = " ".join(facts)
+        text = self.t.get("digest_sep", " ").join(facts)  # Chinese sentences end in 。 and need no space
         limit = int(self.t.get("digest_line_chars", 480))
         if len(text) > limit:
             text = text[:limit].rstrip() + self.t.get("digest_cut", "…")
@@ -590,7 +590,7 @@ class PromptBuilder:
             lines.append(fmt(ro["team"], team=self.renderer.seats(view.wolves)))
         if may_self_destruct:  # the rules allow it before any speech; this seat is asked when its policy says
             lines.append(ro.get("self_destruct_offer", {}).get(self.self_destruct, ""))
-        text = (" " if brief else "\n").join(ln for ln in lines if ln)
+        text = (ro.get("brief_sep", " ") if brief else "\n").join(ln for ln in lines if ln)
         return "\n" + "\n".join([text, *rules]) + "\n"
 
     @staticmethod

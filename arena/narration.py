@@ -11,7 +11,7 @@ from typing import Any, assert_never
 
 import yaml
 
-from arena.config import ConfigError
+from arena.config import ConfigError, presets
 from arena.events import (AnswerRefused, AuxPoliceAppointed, BadgeMoved, BallotCast, BrotherKill, CenterCards,
                           DeathsAnnounced, ElderLifeLost, Event, ExileResult, FireWolfUsed, GameEnded, GameStarted,
                           GuardProtected, HunterShot, HunterStatus, HuntingGunFired, IdiotRevealed, KingTook,
@@ -50,9 +50,25 @@ def reason_text(reason: Any, texts: dict[str, Any] | str) -> str:
     return table["reason"].get(value, value)
 
 
+@lru_cache(maxsize=4)
+def kind_names(lang: str) -> dict[str, str]:
+    """Decision kinds in words (``kind`` in ``prompts/<lang>/viewer.yaml``); a kind without words keeps its id."""
+    labels = yaml.safe_load((PROMPTS_DIR / lang / "viewer.yaml").read_text(encoding="utf-8"))
+    return dict(labels.get("kind", {}))
+
+
+def board_title(preset_id: str, players: int, lang: str) -> str:
+    """A board's title in a language (``title_zh`` / ``title_en`` in configs/presets.yaml), or its id when the
+    board has none (a scenario's own deck)."""
+    preset = presets().get(preset_id) or presets().get(f"{preset_id}-{players}")
+    return (getattr(preset, f"title_{lang}", "") if preset else "") or preset_id
+
+
 class Narrator:
     def __init__(self, lang: str = "en", god_view: bool = True, seat: int | None = None):
         self.t = templates(lang)
+        self.lang = lang
+        self.sep: str = self.t.get("list_sep", ", ")  # 、 between Chinese list items
         self.god_view = god_view
         self.seat = seat
         self._round: tuple[str, str, int] | None = None
@@ -61,7 +77,7 @@ class Narrator:
         return self.t["nobody"] if seat is None else self.t["seat"].format(seat=seat)
 
     def seats(self, seats: list[int]) -> str:
-        return ", ".join(self.s(x) for x in seats) if seats else self.t["nobody"]
+        return self.sep.join(self.s(x) for x in seats) if seats else self.t["nobody"]
 
     def role(self, role: Any) -> str:
         value = getattr(role, "value", role)
@@ -103,12 +119,13 @@ class Narrator:
         s, seats = self.s, self.seats
         match e:
             case GameStarted():
-                roles = ", ".join(f"{self.role(r)}×{n}" for r, n in e.role_counts.items())
-                return t["game_started"].format(preset=e.preset, players=e.players, roles=roles)
+                roles = self.sep.join(f"{self.role(r)}×{n}" for r, n in e.role_counts.items())
+                return t["game_started"].format(preset=e.preset, players=e.players, roles=roles,
+                                                title=board_title(e.preset, e.players, self.lang))
             case RoleAssigned():
                 return t["deal"].format(seat=s(e.seat), role=self.role(e.role))
             case CenterCards():
-                return t["center_cards"].format(cards=", ".join(self.role(c) for c in e.cards))
+                return t["center_cards"].format(cards=self.sep.join(self.role(c) for c in e.cards))
             case WolfTeam():
                 return t["wolf_team"].format(seats=seats(e.wolves))
             case PhaseStarted():
@@ -116,6 +133,8 @@ class Narrator:
             case NightStep():
                 return t["night_step"].format(step=t["step_name"][e.step])
             case GuardProtected():
+                if e.target is None and "guard_protected_none" in t:  # 空守: a guard who protects nobody
+                    return t["guard_protected_none"].format(seat=s(e.seat))
                 return t["guard_protected"].format(seat=s(e.seat), target=s(e.target))
             case WolfKnifeVote():
                 if e.target is None:
@@ -149,7 +168,8 @@ class Narrator:
                     return t["ballot_abstain"].format(voter=s(e.voter))
                 return t["ballot"].format(voter=s(e.voter), target=s(e.target))
             case VoteResult():
-                tally = ", ".join(f"{s(seat)}: {v:g}" for seat, v in e.tally.items()) or t["nobody"]
+                item = t.get("tally_item", "{seat}: {votes}")
+                tally = self.sep.join(item.format(seat=s(seat), votes=f"{v:g}") for seat, v in e.tally.items()) or t["nobody"]
                 return t["tally"].format(tally=tally)
             case SheriffElected():
                 if e.seat is None:
@@ -170,7 +190,8 @@ class Narrator:
             case ExileResult():
                 return t["exile_none"] if e.seat is None else t["exile_result"].format(seat=s(e.seat))
             case AnswerRefused():
-                return t["answer_refused"].format(seat=s(e.seat), kind=e.kind, error=e.error)
+                kind = kind_names(self.lang).get(e.kind) or e.kind
+                return t["answer_refused"].format(seat=s(e.seat), kind=kind, error=e.error)
             case Thought():
                 return t["thought"].format(seat=s(e.seat), text=one_line(e.reasoning or e.notes or "…"))
             case GameEnded():
@@ -197,7 +218,7 @@ class Narrator:
             elif name in SEAT_LIST_FIELDS:
                 fields[name] = self.seats(list(value or []))
             elif name == "cards":
-                fields[name] = ", ".join(self.role(c) for c in value)
+                fields[name] = self.sep.join(self.role(c) for c in value)
             elif name == "reason":
                 fields[name] = self.reason(value)
             else:
@@ -210,4 +231,6 @@ class Narrator:
         return self.t[e.type].format(**fields)
 
     def roles_line(self, roles: dict[int, str]) -> str:
-        return self.t["roles_line"].format(roles=", ".join(f"{self.s(s)} {self.role(r)}" for s, r in roles.items()))
+        item = self.t.get("roles_item", "{seat} {role}")
+        return self.t["roles_line"].format(roles=self.sep.join(item.format(seat=self.s(s), role=self.role(r))
+                                                               for s, r in roles.items()))

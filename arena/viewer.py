@@ -26,7 +26,7 @@ from arena.events import (AnswerRefused, BadgeMoved, BallotCast, CenterCards, De
                           PhaseStarted, PkPlatform, PlayerDied, RoleAssigned, RoleRevealed, SeerResult, SelfDestructed,
                           SheriffCandidates, SheriffElected, SheriffWithdrew, Speech, SpeechOrder, Thought, VoteResult,
                           WitchPoisoned, WitchSaved, WitchTold, WolfKnife, WolfKnifeVote, WolfTeam)
-from arena.narration import LANGS, PROMPTS_DIR, Narrator, reason_text, templates
+from arena.narration import LANGS, PROMPTS_DIR, Narrator, board_title, reason_text, templates
 from arena.observation import visible_events
 from arena.table import EVENT_ICON, MARKER_ICON, table_mark, wolf_cards
 from arena.untrusted import one_line
@@ -61,13 +61,15 @@ class EventText:
         self.n = templates(lang)
         self.v = viewer_labels(lang)
         self.narrator = Narrator(lang, god_view=True)  # used for wording only, never to filter
+        self.lang = lang
+        self.sep = self.narrator.sep
 
     def s(self, seat: int | None) -> str:
         return self.n["nobody"] if seat is None else self.n["seat"].format(seat=seat)
 
     def seats(self, seats: Iterable[int]) -> str:
         seats = list(seats)
-        return ", ".join(self.s(x) for x in seats) if seats else self.n["nobody"]
+        return self.sep.join(self.s(x) for x in seats) if seats else self.n["nobody"]
 
     def role(self, role: Any) -> str:
         value = getattr(role, "value", role)
@@ -82,12 +84,13 @@ class EventText:
     def line(self, e: Event) -> str:
         v, ev = self.v, self.v["events"]
         if isinstance(e, GameStarted):
-            roles = ", ".join(f"{self.role(r)}×{n}" for r, n in e.role_counts.items())
-            return ev["game_started"].format(preset=e.preset, players=e.players, roles=roles)
+            roles = self.sep.join(f"{self.role(r)}×{n}" for r, n in e.role_counts.items())
+            return ev["game_started"].format(preset=e.preset, players=e.players, roles=roles,
+                                             title=board_title(e.preset, e.players, self.lang))
         if isinstance(e, RoleAssigned):
             return self.t("deal", seat=self.s(e.seat), role=self.role(e.role))
         if isinstance(e, CenterCards):
-            return ev["center_cards"].format(cards=", ".join(self.role(c) for c in e.cards))
+            return ev["center_cards"].format(cards=self.sep.join(self.role(c) for c in e.cards))
         if isinstance(e, WolfTeam):
             return self.t("wolf_team", seats=self.seats(e.wolves))
         if isinstance(e, PhaseStarted):
@@ -95,6 +98,8 @@ class EventText:
         if isinstance(e, NightStep):
             return self.n["step_name"][e.step]
         if isinstance(e, GuardProtected):
+            if e.target is None and "guard_protected_none" in self.n:  # 空守
+                return self.t("guard_protected_none", seat=self.s(e.seat))
             return self.t("guard_protected", seat=self.s(e.seat), target=self.s(e.target))
         if isinstance(e, WolfKnifeVote):
             if e.target is None:
@@ -134,17 +139,20 @@ class EventText:
         if isinstance(e, BadgeMoved):
             return self.t(f"badge_{e.action}", from_seat=self.s(e.from_seat), to_seat=self.s(e.to_seat))
         if isinstance(e, SpeechOrder):
-            return ev["speech_order"].format(order=" → ".join(str(s) for s in e.order))
+            item = ev.get("order_item", "{n}")
+            return ev["speech_order"].format(order=" → ".join(item.format(n=s) for s in e.order))
         if isinstance(e, Speech):
             tag = self.n["speech_tag"].get(e.kind, "")
-            return f"{self.s(e.seat)}{tag}: {one_line(e.text)}"
+            return ev.get("speech", "{seat}{tag}: {text}").format(seat=self.s(e.seat), tag=tag, text=one_line(e.text))
         if isinstance(e, BallotCast):
             weight = ev["weight"].format(weight=f"{e.weight:g}") if e.weight != 1 else ""
             if e.target is None:
                 return self.t("ballot_abstain", voter=self.s(e.voter)) + weight
             return self.t("ballot", voter=self.s(e.voter), target=self.s(e.target)) + weight
         if isinstance(e, VoteResult):
-            tally = ", ".join(f"{self.s(int(seat))}: {n:g}" for seat, n in e.tally.items()) or self.n["nobody"]
+            item = self.n.get("tally_item", "{seat}: {votes}")
+            tally = self.sep.join(item.format(seat=self.s(int(seat)), votes=f"{n:g}")
+                                  for seat, n in e.tally.items()) or self.n["nobody"]
             return v["ballot"].get(e.ballot, e.ballot) + " · " + self.t("tally", tally=tally)
         if isinstance(e, PkPlatform):
             return self.t("pk_platform", seats=self.seats(e.seats))
@@ -161,7 +169,8 @@ class EventText:
         if isinstance(e, HunterShot):
             return self.t("hunter_shot", seat=self.s(e.seat), target=self.s(e.target))
         if isinstance(e, AnswerRefused):
-            return self.t("answer_refused", seat=self.s(e.seat), kind=e.kind, error=one_line(e.error))
+            kind = self.v["kind"].get(e.kind) or e.kind
+            return self.t("answer_refused", seat=self.s(e.seat), kind=kind, error=one_line(e.error))
         if isinstance(e, Thought):
             return ev["thought"].format(seat=self.s(e.seat), text=one_line(e.reasoning or e.notes or "…"))
         if isinstance(e, GameEnded):
@@ -291,6 +300,7 @@ def page_labels(lang: str) -> dict[str, Any]:
     labels["winner_name"] = narration["winner"]
     labels["seat_fmt"] = narration["seat"]
     labels["speech_tag"] = narration["speech_tag"]
+    labels["list_sep"] = narration.get("list_sep", ", ")
     return labels
 
 

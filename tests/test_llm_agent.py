@@ -253,7 +253,7 @@ def test_summary_memory_digests_old_phases():
 def test_chinese_prompts():
     built = PromptBuilder("zh", 5).build(observation(lang="zh"), vote_request())
     text = built.messages[0].text + built.messages[1].text
-    assert "平民×4" in text and "放逐投票" in text and "你的身份是：平民" in text
+    assert "平民×4" in text and "放逐投票" in text and "你的身份是平民" in text
 
 
 def test_vote_schema_constrains_the_action_and_asks_beliefs_of_living_seats():
@@ -571,7 +571,7 @@ def test_summary_memory_says_each_fact_once(lang):
     builder = PromptBuilder(lang, 5, memory="summary")
     built = builder.build(observation(lang=lang, log=day1), vote_request())
     text = built.messages[1].text
-    group, four, eight = ("1,2→3", "4(×2)→6", "8 abstain") if lang == "en" else ("1号、2号投3号", "4号（×2）投6号",
+    group, four, eight = ("1,2→3", "4(×2)→6", "8 abstain") if lang == "en" else ("1号、2号投给3号", "4号（2票）投给6号",
                                                                                 "8号弃票")
     ballot_lines = [ln for ln in text.splitlines() if group in ln]
     assert len(ballot_lines) == 1 and four in ballot_lines[0], ballot_lines

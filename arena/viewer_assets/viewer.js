@@ -422,7 +422,7 @@
     }
     html += "</div>";
     const abst = v.ballots.filter((b) => !b.target).map((b) => b.voter);
-    if (abst.length) html += '<div class="abstainers">' + esc(abst.map(seatName).join(", ")) + " · " + esc(t("abstain")) + "</div>";
+    if (abst.length) html += '<div class="abstainers">' + esc(abst.map(seatName).join(L().list_sep || ", ")) + " · " + esc(t("abstain")) + "</div>";
     if (!["ballot_cast", "wolf_knife_vote", "vote_result"].includes(e.type)) {
       html += '<div class="caption" style="margin-top:.6cqw">' + icon(e.icon) + "<span>" + esc(e.line[ui.lang]) + "</span></div>";
     }
@@ -483,7 +483,7 @@
         html += esc(e.line[ui.lang]);
       }
       if (ui.view === "god" && vis.to !== "all" && e.type !== "thought") {
-        html += '<span class="lock">' + esc(vis.to === "referee" ? t("referee_only") : t("shown_to", { seats: vis.seats.map(seatName).join(", ") })) + "</span>";
+        html += '<span class="lock">' + esc(vis.to === "referee" ? t("referee_only") : t("shown_to", { seats: vis.seats.map(seatName).join(L().list_sep || ", ") })) + "</span>";
       }
       html += "</div>";
       node.innerHTML = html;

@@ -142,7 +142,7 @@
     if (state.status) {
       const [status, waiting] = state.status;
       text = status === "reconnecting" ? w.reconnecting : (w.status[status] || status);
-      if (status === "waiting" && waiting.length) text += " · " + fmt(w.waiting_for, { seats: waiting.join(", ") });
+      if (status === "waiting" && waiting.length) text += " · " + fmt(w.waiting_for, { seats: waiting.join(w.list_sep || ", ") });
     } else text = w.connecting;
     $("sp-status").textContent = text;
     $("sp-tts-label").textContent = w.read_aloud;
