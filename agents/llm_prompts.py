@@ -214,12 +214,14 @@ class EventRenderer:
             facts = [b for b in (self._body(e) for e in self._digest_events(events)
                                  if e.type not in SKIPPED_EVENTS and e.type not in skip and e.type != "speech"
                                  and not _nothing_happened(e)) if b]
+            sep = self.t.get("digest_sep", " ")
             if facts:
-                phases.append(f"{self.phase_name(phase)} {' '.join(facts)}")
+                phases.append(fmt(self.t.get("outcome_phase", "{phase} {facts}"), phase=self.phase_name(phase),
+                                  facts=sep.join(facts)))
         if not phases:
             return None
         return fmt(self.t.get("outcomes_line", "{mark} {phase}: {facts}"), mark=self.b.mark,
-                   phase=self.phase_name(blocks[-1][0]), facts=" ".join(phases))
+                   phase=self.phase_name(blocks[-1][0]), facts=self.t.get("digest_sep", " ").join(phases))
 
     @staticmethod
     def _digest_events(events: Sequence[Any]) -> list[Any]:

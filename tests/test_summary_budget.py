@@ -94,7 +94,7 @@ def test_older_days_fold_into_one_line_of_outcomes_and_the_votes_keep_the_last_d
         # votes: who voted whom, for the last two voting days only
         votes = next(ln for ln in built.sections["state"].splitlines()
                      if ln.startswith(st["votes_recent"].split("{")[0]))
-        group = f"1,2,3→{days + 7}" if lang == "en" else f"1号、2号、3号投{days + 7}号"
-        assert group in votes and (f"→{days + 5}" if lang == "en" else f"投{days + 5}号") not in votes
+        group = f"1,2,3→{days + 7}" if lang == "en" else f"1号、2号、3号投给{days + 7}号"
+        assert group in votes and (f"→{days + 5}" if lang == "en" else f"投给{days + 5}号") not in votes
         sizes.append(len(built.sections["digest"]) + len(built.sections["state"]))
     assert sizes[1] - sizes[0] < 80  # one more day adds a fact or two, not a day's lines
