@@ -265,3 +265,17 @@ def test_glossary_terms_are_the_ones_the_templates_use() -> None:
     templates = "\n".join(text for _, text in zh_template_strings())
     unused = [r["term"] for r in glossary_rows() if not any(t in templates for t in r["term"].split("/"))]
     assert not unused, f"glossary terms no zh template uses: {unused}"
+
+
+def test_rules_show_writes_its_chinese_lines_the_chinese_way() -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli.main import app
+
+    out = CliRunner().invoke(app, ["rules", "show", "cupid-thief-12"]).output
+    zh_lines = [ln for ln in out.splitlines() if re.search(f"[{CJK}]", ln) and not ln.isascii()
+                and re.match(rf"[{CJK}]", ln)]
+    assert len(zh_lines) >= 3, out
+    assert "角色：猎人×1、女巫×1" in out
+    problems = [p for ln in zh_lines for p in problems_in("arena rules show", ln)]
+    assert not problems, "\n".join(problems)

@@ -58,13 +58,13 @@ def rules_show(
     typer.echo(f"seed document {preset.seed_doc}, profile {preset.profile}, {preset.players} players"
                + (f", {len(preset.cards)} cards ({preset.center_size} in the center)" if preset.center_size else ""))
     typer.echo("roles: " + ", ".join(f"{en['role'].get(r, r)} ×{n}" for r, n in counts.items()))
-    typer.echo("角色: " + "，".join(f"{zh['role'].get(r, r)}×{n}" for r, n in counts.items()))
+    typer.echo("角色：" + "、".join(f"{zh['role'].get(r, r)}×{n}" for r, n in counts.items()))
     typer.echo("win: " + WIN_TEXT_EN[switches["win_mode"]])
-    typer.echo("胜负: " + WIN_TEXT_ZH[switches["win_mode"]])
+    typer.echo("胜负：" + WIN_TEXT_ZH[switches["win_mode"]])
     if "cupid" in counts:
         typer.echo("third party: " + LOVERS_TEXT_EN[switches["cupid_camp"]]
                    + "; if several sides win at once: lovers > wolves > village")
-        typer.echo("第三方: " + LOVERS_TEXT_ZH[switches["cupid_camp"]] + "；同时达成时：情侣 > 狼人 > 好人")
+        typer.echo("第三方：" + LOVERS_TEXT_ZH[switches["cupid_camp"]] + "；同时达成时：情侣 > 狼人 > 好人")
     if preset.god_roles:
         typer.echo("gods / 神: " + ", ".join(r.value for r in preset.god_roles)
                    + "; villagers / 民: " + ", ".join(r.value for r in preset.villager_roles))
@@ -91,8 +91,8 @@ LOVERS_TEXT_ZH = {
     "always_third": "情侣、丘比特与证婚人组成第三方，杀光其余所有人获胜",
 }
 WIN_TEXT_ZH = {
-    "town_kill": "屠城：狼人杀光所有非狼人获胜；好人放逐/杀光所有狼人与第三方获胜",
-    "side_kill": "屠边：狼人杀光所有神或所有平民获胜；好人放逐/杀光所有狼人与第三方获胜",
+    "town_kill": "屠城，狼人杀光所有非狼人获胜；好人放逐或杀光所有狼人与第三方获胜",
+    "side_kill": "屠边，狼人杀光所有神职或所有平民获胜；好人放逐或杀光所有狼人与第三方获胜",
     "villagers_or_key_roles": "狼人杀光所有平民或所有巨头获胜；好人杀光所有狼人获胜",
 }
 
