@@ -34,15 +34,8 @@ import yaml
 
 from agents.llm_answer import BELIEF_KINDS
 from agents.providers.base import ChatMessage, ContentPart
-from arena.events import (AnswerRefused, AuxPoliceAppointed, BadgeMoved, BallotCast, BrotherKill, CenterCards,
-                          DeathsAnnounced, ElderLifeLost, Event, ExileResult, FireWolfUsed, GameEnded, GameStarted,
-                          GuardProtected, HunterShot, HunterStatus, HuntingGunFired, IdiotRevealed, KingTook,
-                          LittleGirlCaught, LittleGirlKill, LittleGirlPeeked, LoversLinked, LoversRecognised,
-                          MaidSwapped, NightStep, PhaseStarted, PkPlatform, PlayerDied, RoleAssigned, RoleRevealed,
-                          ScapegoatBan, SeerResult, SeersMet, SelfDestructed, SheriffCandidates, SheriffElected,
-                          SheriffWithdrew, SkillsLost, Speech, SpeechOrder, ThiefCards, Thought, TravelerInfo,
-                          VoteResult, VotersPunished, WildWolfKill, WitchPoisoned, WitchSaved, WitchTold, WitnessNamed,
-                          WolfKnife, WolfKnifeVote, WolfProposal, WolfTeam, WolfTeamMessage, WolfVeto)
+from arena import events as ev
+from arena.events import Event
 from arena.observation import Observation, SeatView
 from arena.resources import data_dir
 from arena.untrusted import one_line
@@ -176,19 +169,19 @@ class EventRenderer:
         return out
 
     def ballots_line(self, ballots: Sequence[Any]) -> str:
-        ev = self.t["events"]
+        w = self.t["events"]  # the words of event lines
         groups: dict[int | None, list[str]] = {}
         for b in ballots:
             voter = self.s(b.voter)
             if b.weight != 1:
-                voter += fmt(ev["ballots_weight"], weight=f"{b.weight:g}")
+                voter += fmt(w["ballots_weight"], weight=f"{b.weight:g}")
             groups.setdefault(b.target, []).append(voter)
-        parts = [fmt(ev["ballots_group"], voters=self.sep.join(v), target=self.s(t))
+        parts = [fmt(w["ballots_group"], voters=self.sep.join(v), target=self.s(t))
                  for t, v in sorted(((t, v) for t, v in groups.items() if t is not None), key=lambda tv: tv[0])]
         if None in groups:
-            parts.append(fmt(ev["ballots_abstain"], voters=self.sep.join(groups[None])))
+            parts.append(fmt(w["ballots_abstain"], voters=self.sep.join(groups[None])))
         name = self.t.get("ballot_names", {}).get(ballots[0].ballot, ballots[0].ballot)
-        return f"{self.b.mark} " + fmt(ev["ballots"], ballot=name, groups=ev.get("ballots_sep", "; ").join(parts))
+        return f"{self.b.mark} " + fmt(w["ballots"], ballot=name, groups=w.get("ballots_sep", "; ").join(parts))
 
     def phase_line(self, phase: str, events: Sequence[Any]) -> str | None:
         """One phase folded into one line of referee facts (no speech, ballot or speaking order)."""
@@ -251,121 +244,121 @@ class EventRenderer:
         """One event as the seat reads it (without the referee mark), or None for an event the record
         does not show as a line (SKIPPED_EVENTS). Every event class has its case: a new one fails the
         type checker here (assert_never) and tests/test_coverage.py until it gets its words."""
-        ev = self.t["events"]
+        w = self.t["events"]  # the words of event lines
         s, seats = self.s, self.seats
         match e:
-            case PhaseStarted() | NightStep() | Thought() | PlayerDied():
+            case ev.PhaseStarted() | ev.NightStep() | ev.Thought() | ev.PlayerDied():
                 return None  # the phase is a header; steps, thoughts and causes of death are not lines
-            case Speech():
+            case ev.Speech():
                 return None  # rendered as a quoted speech by line()
-            case GameStarted():
-                return fmt(ev["game_started"], players=e.players)
-            case RoleAssigned():
-                return fmt(ev["role_assigned"], role=self.role(e.role)) if e.seat == self.seat else None
-            case CenterCards():
-                return fmt(ev["center_cards"], cards=self.sep.join(self.role(c) for c in e.cards))
-            case WolfTeam():
-                return fmt(ev["wolf_team"], wolves=seats(e.wolves))
-            case GuardProtected():
-                return fmt(ev["guard_protected"], target=s(e.target)) if e.target is not None \
-                    else ev["guard_protected_none"]
-            case WolfKnifeVote():
-                return fmt(ev["wolf_knife_vote"], seat=s(e.seat), target=s(e.target))
-            case WolfKnife():
-                return fmt(ev["wolf_knife"], target=s(e.target)) if e.target is not None else ev["wolf_knife_empty"]
-            case WolfProposal():
-                return fmt(ev["wolf_proposal"], seat=s(e.seat), target=s(e.target), round=e.round)
-            case WolfVeto():
-                return fmt(ev["wolf_veto"], seat=s(e.seat), target=s(e.target))
-            case WolfTeamMessage():
-                return fmt(ev["wolf_team_message"], seat=s(e.seat), text=quote_speech(e.text, self.b.mark))
-            case WitchTold():
-                return fmt(ev["witch_told"], victim=s(e.victim)) if e.victim is not None else ev["witch_told_none"]
-            case WitchSaved() | WitchPoisoned():
-                return fmt(ev[e.type], target=s(e.target))
-            case SeerResult():
+            case ev.GameStarted():
+                return fmt(w["game_started"], players=e.players)
+            case ev.RoleAssigned():
+                return fmt(w["role_assigned"], role=self.role(e.role)) if e.seat == self.seat else None
+            case ev.CenterCards():
+                return fmt(w["center_cards"], cards=self.sep.join(self.role(c) for c in e.cards))
+            case ev.WolfTeam():
+                return fmt(w["wolf_team"], wolves=seats(e.wolves))
+            case ev.GuardProtected():
+                return fmt(w["guard_protected"], target=s(e.target)) if e.target is not None \
+                    else w["guard_protected_none"]
+            case ev.WolfKnifeVote():
+                return fmt(w["wolf_knife_vote"], seat=s(e.seat), target=s(e.target))
+            case ev.WolfKnife():
+                return fmt(w["wolf_knife"], target=s(e.target)) if e.target is not None else w["wolf_knife_empty"]
+            case ev.WolfProposal():
+                return fmt(w["wolf_proposal"], seat=s(e.seat), target=s(e.target), round=e.round)
+            case ev.WolfVeto():
+                return fmt(w["wolf_veto"], seat=s(e.seat), target=s(e.target))
+            case ev.WolfTeamMessage():
+                return fmt(w["wolf_team_message"], seat=s(e.seat), text=quote_speech(e.text, self.b.mark))
+            case ev.WitchTold():
+                return fmt(w["witch_told"], victim=s(e.victim)) if e.victim is not None else w["witch_told_none"]
+            case ev.WitchSaved() | ev.WitchPoisoned():
+                return fmt(w[e.type], target=s(e.target))
+            case ev.SeerResult():
                 result = self.t.get("results", {}).get(e.result)
-                return fmt(ev["seer_result"], target=s(e.target), result=result or self.role(e.result))
-            case HunterStatus():
-                return fmt(ev["hunter_status"], status=ev["hunter_can" if e.can_shoot else "hunter_cannot"])
-            case DeathsAnnounced():
-                return fmt(ev["deaths_announced"], seats=seats(e.seats)) if e.seats else ev["deaths_announced_none"]
-            case RoleRevealed():
-                return fmt(ev["role_revealed"], seat=s(e.seat), role=self.role(e.role))
-            case SheriffCandidates():
-                return fmt(ev["sheriff_candidates"], seats=seats(e.seats)) if e.seats \
-                    else ev["sheriff_candidates_none"]
-            case SheriffWithdrew():
-                return fmt(ev["sheriff_withdrew"], seat=s(e.seat))
-            case BallotCast():
+                return fmt(w["seer_result"], target=s(e.target), result=result or self.role(e.result))
+            case ev.HunterStatus():
+                return fmt(w["hunter_status"], status=w["hunter_can" if e.can_shoot else "hunter_cannot"])
+            case ev.DeathsAnnounced():
+                return fmt(w["deaths_announced"], seats=seats(e.seats)) if e.seats else w["deaths_announced_none"]
+            case ev.RoleRevealed():
+                return fmt(w["role_revealed"], seat=s(e.seat), role=self.role(e.role))
+            case ev.SheriffCandidates():
+                return fmt(w["sheriff_candidates"], seats=seats(e.seats)) if e.seats \
+                    else w["sheriff_candidates_none"]
+            case ev.SheriffWithdrew():
+                return fmt(w["sheriff_withdrew"], seat=s(e.seat))
+            case ev.BallotCast():
                 if e.target is None:
-                    return fmt(ev["ballot_abstain"], voter=s(e.voter))
-                weight = fmt(ev["ballot_weight"], weight=f"{e.weight:g}") if e.weight != 1 else ""
-                return fmt(ev["ballot_cast"], voter=s(e.voter), target=s(e.target), weight=weight)
-            case VoteResult():
+                    return fmt(w["ballot_abstain"], voter=s(e.voter))
+                weight = fmt(w["ballot_weight"], weight=f"{e.weight:g}") if e.weight != 1 else ""
+                return fmt(w["ballot_cast"], voter=s(e.voter), target=s(e.target), weight=weight)
+            case ev.VoteResult():
                 name = self.t.get("ballot_names", {}).get(e.ballot, e.ballot)
                 if not e.tally:
-                    return fmt(ev["vote_result_empty"], ballot=name)
+                    return fmt(w["vote_result_empty"], ballot=name)
                 item = self.t.get("tally_item", "{seat}: {votes}")
                 tally = self.sep.join(fmt(item, seat=s(int(k)), votes=f"{v:g}")
                                       for k, v in sorted(e.tally.items(), key=lambda kv: int(kv[0])))
-                return fmt(ev["vote_result"], ballot=name, tally=tally)
-            case SheriffElected():
-                return fmt(ev["sheriff_elected"], seat=s(e.seat)) if e.seat is not None \
-                    else fmt(ev["sheriff_elected_none"], reason=self.reason(e.reason))
-            case BadgeMoved():
-                return fmt(ev[f"badge_{e.action}"], from_seat=s(e.from_seat), to_seat=s(e.to_seat))
-            case SpeechOrder():
-                return fmt(ev["speech_order"], order=seats(e.order))
-            case SelfDestructed() | IdiotRevealed():
-                return fmt(ev[e.type], seat=s(e.seat))
-            case HunterShot():
-                return fmt(ev["hunter_shot"], seat=s(e.seat), target=s(e.target))
-            case PkPlatform():
-                return fmt(ev["pk_platform"], seats=seats(e.seats))
-            case ExileResult():
-                return fmt(ev["exile_result"], seat=s(e.seat)) if e.seat is not None \
-                    else fmt(ev["exile_result_none"], reason=self.reason(e.reason))
-            case AnswerRefused():
-                return fmt(ev["answer_refused"], kind=e.kind, error=quote_speech(e.error, self.b.mark), used=e.used)
-            case GameEnded():
+                return fmt(w["vote_result"], ballot=name, tally=tally)
+            case ev.SheriffElected():
+                return fmt(w["sheriff_elected"], seat=s(e.seat)) if e.seat is not None \
+                    else fmt(w["sheriff_elected_none"], reason=self.reason(e.reason))
+            case ev.BadgeMoved():
+                return fmt(w[f"badge_{e.action}"], from_seat=s(e.from_seat), to_seat=s(e.to_seat))
+            case ev.SpeechOrder():
+                return fmt(w["speech_order"], order=seats(e.order))
+            case ev.SelfDestructed() | ev.IdiotRevealed():
+                return fmt(w[e.type], seat=s(e.seat))
+            case ev.HunterShot():
+                return fmt(w["hunter_shot"], seat=s(e.seat), target=s(e.target))
+            case ev.PkPlatform():
+                return fmt(w["pk_platform"], seats=seats(e.seats))
+            case ev.ExileResult():
+                return fmt(w["exile_result"], seat=s(e.seat)) if e.seat is not None \
+                    else fmt(w["exile_result_none"], reason=self.reason(e.reason))
+            case ev.AnswerRefused():
+                return fmt(w["answer_refused"], kind=e.kind, error=quote_speech(e.error, self.b.mark), used=e.used)
+            case ev.GameEnded():
                 winner = self.t.get("winners", {}).get(e.winner.value, e.winner.value)
-                return fmt(ev["game_ended"], winner=winner, reason=self.reason(e.reason))
-            case LoversLinked() | LoversRecognised():
-                return fmt(ev[e.type], lovers=seats(e.lovers))
-            case ThiefCards():
-                return fmt(ev["thief_cards"], cards=self.sep.join(self.role(c) for c in e.cards))
-            case SkillsLost():
-                return fmt(ev["skills_lost"], seats=seats(e.seats))
-            case ElderLifeLost() | LittleGirlCaught():
-                return fmt(ev[e.type], seat=s(e.seat))
-            case LittleGirlPeeked():
-                return fmt(ev["little_girl_peeked"], wolves=seats(e.wolves))
-            case LittleGirlKill():
-                return fmt(ev["little_girl_kill" if e.killed else "little_girl_spared"], seat=s(e.seat))
-            case ScapegoatBan():
-                return fmt(ev["scapegoat_ban" if e.mode == "ban" else "scapegoat_allow"], seat=s(e.seat),
+                return fmt(w["game_ended"], winner=winner, reason=self.reason(e.reason))
+            case ev.LoversLinked() | ev.LoversRecognised():
+                return fmt(w[e.type], lovers=seats(e.lovers))
+            case ev.ThiefCards():
+                return fmt(w["thief_cards"], cards=self.sep.join(self.role(c) for c in e.cards))
+            case ev.SkillsLost():
+                return fmt(w["skills_lost"], seats=seats(e.seats))
+            case ev.ElderLifeLost() | ev.LittleGirlCaught():
+                return fmt(w[e.type], seat=s(e.seat))
+            case ev.LittleGirlPeeked():
+                return fmt(w["little_girl_peeked"], wolves=seats(e.wolves))
+            case ev.LittleGirlKill():
+                return fmt(w["little_girl_kill" if e.killed else "little_girl_spared"], seat=s(e.seat))
+            case ev.ScapegoatBan():
+                return fmt(w["scapegoat_ban" if e.mode == "ban" else "scapegoat_allow"], seat=s(e.seat),
                            day=e.day, seats=seats(e.seats))
-            case TravelerInfo():
-                return fmt(ev["traveler_info"], wolf=s(e.wolf)) if e.wolf is not None else ev["traveler_info_none"]
-            case SeersMet():
-                return fmt(ev["seers_met"], seers=seats(e.seers))
-            case WitnessNamed():
-                return fmt(ev["witness_named"], cupid=s(e.cupid), witness=s(e.witness)) if e.witness is not None \
-                    else fmt(ev["witness_named_none"], cupid=s(e.cupid))
-            case HuntingGunFired() | WildWolfKill() | FireWolfUsed():
-                return fmt(ev[e.type], target=s(e.target))
-            case BrotherKill():
-                return fmt(ev["brother_kill"], target=s(e.target)) if e.target is not None else ev["brother_kill_none"]
-            case KingTook():
-                return fmt(ev[f"{e.king}_king_took"], seat=s(e.seat), target=s(e.target))
-            case MaidSwapped():
-                return fmt(ev["maid_swapped"], seat=s(e.seat), from_seat=s(e.from_seat))
-            case AuxPoliceAppointed():
-                return fmt(ev["aux_police_appointed"], sheriff=s(e.sheriff), seat=s(e.seat)) if e.seat is not None \
-                    else fmt(ev["aux_police_appointed_none"], sheriff=s(e.sheriff))
-            case VotersPunished():
-                return fmt(ev["voters_punished"], seat=s(e.seat), day=e.day, seats=seats(e.seats))
+            case ev.TravelerInfo():
+                return fmt(w["traveler_info"], wolf=s(e.wolf)) if e.wolf is not None else w["traveler_info_none"]
+            case ev.SeersMet():
+                return fmt(w["seers_met"], seers=seats(e.seers))
+            case ev.WitnessNamed():
+                return fmt(w["witness_named"], cupid=s(e.cupid), witness=s(e.witness)) if e.witness is not None \
+                    else fmt(w["witness_named_none"], cupid=s(e.cupid))
+            case ev.HuntingGunFired() | ev.WildWolfKill() | ev.FireWolfUsed():
+                return fmt(w[e.type], target=s(e.target))
+            case ev.BrotherKill():
+                return fmt(w["brother_kill"], target=s(e.target)) if e.target is not None else w["brother_kill_none"]
+            case ev.KingTook():
+                return fmt(w[f"{e.king}_king_took"], seat=s(e.seat), target=s(e.target))
+            case ev.MaidSwapped():
+                return fmt(w["maid_swapped"], seat=s(e.seat), from_seat=s(e.from_seat))
+            case ev.AuxPoliceAppointed():
+                return fmt(w["aux_police_appointed"], sheriff=s(e.sheriff), seat=s(e.seat)) if e.seat is not None \
+                    else fmt(w["aux_police_appointed_none"], sheriff=s(e.sheriff))
+            case ev.VotersPunished():
+                return fmt(w["voters_punished"], seat=s(e.seat), day=e.day, seats=seats(e.seats))
             case _:
                 assert_never(e)
 

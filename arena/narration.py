@@ -12,15 +12,8 @@ from typing import Any, assert_never
 import yaml
 
 from arena.config import ConfigError, presets
-from arena.events import (AnswerRefused, AuxPoliceAppointed, BadgeMoved, BallotCast, BrotherKill, CenterCards,
-                          DeathsAnnounced, ElderLifeLost, Event, ExileResult, FireWolfUsed, GameEnded, GameStarted,
-                          GuardProtected, HunterShot, HunterStatus, HuntingGunFired, IdiotRevealed, KingTook,
-                          LittleGirlCaught, LittleGirlKill, LittleGirlPeeked, LoversLinked, LoversRecognised,
-                          MaidSwapped, NightStep, PhaseStarted, PkPlatform, PlayerDied, RoleAssigned, RoleRevealed,
-                          ScapegoatBan, SeerResult, SeersMet, SelfDestructed, SheriffCandidates, SheriffElected,
-                          SheriffWithdrew, SkillsLost, Speech, SpeechOrder, ThiefCards, Thought, TravelerInfo,
-                          VoteResult, VotersPunished, WildWolfKill, WitchPoisoned, WitchSaved, WitchTold, WitnessNamed,
-                          WolfKnife, WolfKnifeVote, WolfProposal, WolfTeam, WolfTeamMessage, WolfVeto)
+from arena import events as ev
+from arena.events import Event
 from arena.resources import data_dir
 from arena.untrusted import one_line
 
@@ -118,92 +111,92 @@ class Narrator:
         t = self.t
         s, seats = self.s, self.seats
         match e:
-            case GameStarted():
+            case ev.GameStarted():
                 roles = self.sep.join(f"{self.role(r)}×{n}" for r, n in e.role_counts.items())
                 return t["game_started"].format(preset=e.preset, players=e.players, roles=roles,
                                                 title=board_title(e.preset, e.players, self.lang))
-            case RoleAssigned():
+            case ev.RoleAssigned():
                 return t["deal"].format(seat=s(e.seat), role=self.role(e.role))
-            case CenterCards():
+            case ev.CenterCards():
                 return t["center_cards"].format(cards=self.sep.join(self.role(c) for c in e.cards))
-            case WolfTeam():
+            case ev.WolfTeam():
                 return t["wolf_team"].format(seats=seats(e.wolves))
-            case PhaseStarted():
+            case ev.PhaseStarted():
                 return t["night" if e.phase.startswith("N") else "day"].format(n=e.phase[1:])
-            case NightStep():
+            case ev.NightStep():
                 return t["night_step"].format(step=t["step_name"][e.step])
-            case GuardProtected():
+            case ev.GuardProtected():
                 if e.target is None and "guard_protected_none" in t:  # 空守: a guard who protects nobody
                     return t["guard_protected_none"].format(seat=s(e.seat))
                 return t["guard_protected"].format(seat=s(e.seat), target=s(e.target))
-            case WolfKnifeVote():
+            case ev.WolfKnifeVote():
                 if e.target is None:
                     return t["wolf_knife_vote_none"].format(seat=s(e.seat))
                 return t["wolf_knife_vote"].format(seat=s(e.seat), target=s(e.target))
-            case WolfKnife():
+            case ev.WolfKnife():
                 return t["wolf_knife"].format(target=s(e.target)) if e.target else t["wolf_knife_empty"]
-            case WitchTold():
+            case ev.WitchTold():
                 if e.victim is None:
                     return t["witch_told_none"].format(seat=s(e.seat))
                 return t["witch_told"].format(seat=s(e.seat), victim=seats(e.victims or [e.victim]))
-            case WitchSaved() | WitchPoisoned():
+            case ev.WitchSaved() | ev.WitchPoisoned():
                 return t[e.type].format(seat=s(e.seat), target=s(e.target))
-            case SeerResult():
+            case ev.SeerResult():
                 return t["seer_result"].format(seat=s(e.seat), target=s(e.target), result=self.seer_result(e.result))
-            case HunterStatus():
+            case ev.HunterStatus():
                 status = t["hunter_can" if e.can_shoot else "hunter_cannot"]
                 return t["hunter_status"].format(seat=s(e.seat), status=status)
-            case PlayerDied():
+            case ev.PlayerDied():
                 return t["player_died"].format(seat=s(e.seat), cause=t["cause"][e.cause.value])
-            case DeathsAnnounced():
+            case ev.DeathsAnnounced():
                 return t["deaths_announced"].format(seats=seats(e.seats)) if e.seats else t["peaceful_night"]
-            case RoleRevealed():
+            case ev.RoleRevealed():
                 return t["role_revealed"].format(seat=s(e.seat), role=self.role(e.role))
-            case SheriffCandidates():
+            case ev.SheriffCandidates():
                 return t["sheriff_candidates"].format(seats=seats(e.seats)) if e.seats else t["sheriff_no_candidates"]
-            case SheriffWithdrew():
+            case ev.SheriffWithdrew():
                 return t["sheriff_withdrew"].format(seat=s(e.seat))
-            case BallotCast():
+            case ev.BallotCast():
                 if e.target is None:
                     return t["ballot_abstain"].format(voter=s(e.voter))
                 return t["ballot"].format(voter=s(e.voter), target=s(e.target))
-            case VoteResult():
+            case ev.VoteResult():
                 item = t.get("tally_item", "{seat}: {votes}")
                 tally = self.sep.join(item.format(seat=s(seat), votes=f"{v:g}") for seat, v in e.tally.items()) or t["nobody"]
                 return t["tally"].format(tally=tally)
-            case SheriffElected():
+            case ev.SheriffElected():
                 if e.seat is None:
                     return t["sheriff_none"].format(reason=self.reason(e.reason))
                 return t["sheriff_elected"].format(seat=s(e.seat), reason=self.reason(e.reason))
-            case BadgeMoved():
+            case ev.BadgeMoved():
                 return t[f"badge_{e.action}"].format(from_seat=s(e.from_seat), to_seat=s(e.to_seat))
-            case SpeechOrder():
+            case ev.SpeechOrder():
                 return t["speech_order"].format(order=seats(e.order))
-            case Speech():
+            case ev.Speech():
                 return t["speech"].format(seat=s(e.seat), tag=t["speech_tag"].get(e.kind, ""), text=one_line(e.text))
-            case SelfDestructed() | IdiotRevealed():
+            case ev.SelfDestructed() | ev.IdiotRevealed():
                 return t[e.type].format(seat=s(e.seat))
-            case HunterShot():
+            case ev.HunterShot():
                 return t["hunter_shot"].format(seat=s(e.seat), target=s(e.target))
-            case PkPlatform():
+            case ev.PkPlatform():
                 return t["pk_platform"].format(seats=seats(e.seats))
-            case ExileResult():
+            case ev.ExileResult():
                 return t["exile_none"] if e.seat is None else t["exile_result"].format(seat=s(e.seat))
-            case AnswerRefused():
+            case ev.AnswerRefused():
                 kind = kind_names(self.lang).get(e.kind) or e.kind
                 return t["answer_refused"].format(seat=s(e.seat), kind=kind, error=e.error)
-            case Thought():
+            case ev.Thought():
                 return t["thought"].format(seat=s(e.seat), text=one_line(e.reasoning or e.notes or "…"))
-            case GameEnded():
+            case ev.GameEnded():
                 return t["game_ended"].format(winner=t["winner"].get(e.winner.value, e.winner.value),
                                               reason=self.reason(e.reason))
-            case ScapegoatBan():
+            case ev.ScapegoatBan():
                 return t["scapegoat_ban"].format(seat=s(e.seat), mode=t["scapegoat_mode"][e.mode], seats=seats(e.seats))
-            case (LoversLinked() | LoversRecognised() | ThiefCards() | ElderLifeLost() | SkillsLost()
-                  | LittleGirlPeeked() | LittleGirlCaught() | LittleGirlKill() | TravelerInfo() | SeersMet()
-                  | WitnessNamed() | HuntingGunFired() | BrotherKill() | WildWolfKill() | FireWolfUsed() | KingTook()
-                  | MaidSwapped() | AuxPoliceAppointed() | VotersPunished() | WolfProposal() | WolfVeto()
-                  | WolfTeamMessage()):
+            case (ev.LoversLinked() | ev.LoversRecognised() | ev.ThiefCards() | ev.ElderLifeLost() | ev.SkillsLost()
+                  | ev.LittleGirlPeeked() | ev.LittleGirlCaught() | ev.LittleGirlKill() | ev.TravelerInfo()
+                  | ev.SeersMet() | ev.WitnessNamed() | ev.HuntingGunFired() | ev.BrotherKill() | ev.WildWolfKill()
+                  | ev.FireWolfUsed() | ev.KingTook() | ev.MaidSwapped() | ev.AuxPoliceAppointed()
+                  | ev.VotersPunished() | ev.WolfProposal() | ev.WolfVeto() | ev.WolfTeamMessage()):
                 return self._fill(e)
             case _:
                 assert_never(e)
@@ -223,9 +216,9 @@ class Narrator:
                 fields[name] = self.reason(value)
             else:
                 fields[name] = value
-        if isinstance(e, LittleGirlKill):
+        if isinstance(e, ev.LittleGirlKill):
             fields["killed_text"] = self.t["little_girl_kill_verb"][bool(e.killed)]
-        if isinstance(e, KingTook):
+        if isinstance(e, ev.KingTook):
             fields["king"] = {"white": self.role("white_wolf_king"), "black": self.role("black_wolf_king")}[e.king]
             fields["king"] = fields["king"].replace(" wolf king", "").replace("狼王", "")
         return self.t[e.type].format(**fields)

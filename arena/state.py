@@ -10,15 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, TypeVar, assert_never
 
 from arena.config import RuleSet
-from arena.events import (AnswerRefused, AuxPoliceAppointed, BadgeMoved, BallotCast, BrotherKill, CenterCards,
-                          DeathsAnnounced, ElderLifeLost, Event, ExileResult, FireWolfUsed, GameEnded, GameStarted,
-                          GuardProtected, HunterShot, HunterStatus, HuntingGunFired, IdiotRevealed, KingTook,
-                          LittleGirlCaught, LittleGirlKill, LittleGirlPeeked, LoversLinked, LoversRecognised,
-                          MaidSwapped, NightStep, PhaseStarted, PkPlatform, PlayerDied, RoleAssigned, RoleRevealed,
-                          ScapegoatBan, SeerResult, SeersMet, SelfDestructed, SheriffCandidates, SheriffElected,
-                          SheriffWithdrew, SkillsLost, Speech, SpeechOrder, ThiefCards, Thought, TravelerInfo,
-                          VoteResult, VotersPunished, WildWolfKill, WitchPoisoned, WitchSaved, WitchTold, WitnessNamed,
-                          WolfKnife, WolfKnifeVote, WolfProposal, WolfTeam, WolfTeamMessage, WolfVeto)
+from arena import events as ev
+from arena.events import Event
 from arena.rules.registry import registry
 from arena.types import Cause, Role, Winner, is_wolf_card, parse_phase
 
@@ -156,13 +149,15 @@ def _seats_by_card(state: GameState) -> dict[Role, tuple[int, ...]]:
 
 #: Events that only record what was said or asked: most of the log, so they leave the reducer first.
 _NO_STATE_CHANGE: frozenset[type] = frozenset({
-    Speech, NightStep, BallotCast, WolfKnifeVote, WolfProposal, WolfVeto, WolfTeamMessage, DeathsAnnounced, WolfKnife, SeerResult, HunterStatus, SpeechOrder,
-    WitchTold, VoteResult, ExileResult, SheriffWithdrew, SheriffCandidates, PkPlatform, HunterShot, SelfDestructed,
-    Thought, AnswerRefused, GameStarted, WolfTeam, LoversRecognised, ThiefCards, LittleGirlPeeked,
-    LittleGirlCaught, LittleGirlKill, TravelerInfo, SeersMet, WildWolfKill, KingTook,
+    ev.Speech, ev.NightStep, ev.BallotCast, ev.WolfKnifeVote, ev.WolfProposal, ev.WolfVeto, ev.WolfTeamMessage,
+    ev.DeathsAnnounced, ev.WolfKnife, ev.SeerResult, ev.HunterStatus, ev.SpeechOrder, ev.WitchTold, ev.VoteResult,
+    ev.ExileResult, ev.SheriffWithdrew, ev.SheriffCandidates, ev.PkPlatform, ev.HunterShot, ev.SelfDestructed,
+    ev.Thought, ev.AnswerRefused, ev.GameStarted, ev.WolfTeam, ev.LoversRecognised, ev.ThiefCards,
+    ev.LittleGirlPeeked, ev.LittleGirlCaught, ev.LittleGirlKill, ev.TravelerInfo, ev.SeersMet, ev.WildWolfKill,
+    ev.KingTook,
 })
 #: Events whose case below changes a card or the lovers/witness links (what a camp is made of).
-_CARD_OR_LINK = frozenset[type]((RoleAssigned, LoversLinked, WitnessNamed))
+_CARD_OR_LINK = frozenset[type]((ev.RoleAssigned, ev.LoversLinked, ev.WitnessNamed))
 
 
 #: Event class -> the role records it changes (the registry's ``record_folds``), loaded on first use.
@@ -190,60 +185,61 @@ def apply_event(state: GameState, e: Event) -> None:
         for record_kind, fold in folds:
             records[record_kind] = fold(records[record_kind], e, state)
     match e:
-        case PhaseStarted():
+        case ev.PhaseStarted():
             state.phase = e.phase
-        case RoleAssigned():
+        case ev.RoleAssigned():
             state.players[e.seat].card = e.role
-        case PlayerDied():
+        case ev.PlayerDied():
             if state.aux_police == e.seat:
                 state.aux_police = None  # R96
             player = state.players[e.seat]
             player.alive = False
             player.death_phase = e.phase
             state.deaths.append(Death(e.seat, e.cause, tuple(e.causes), e.phase, e.batch))
-        case RoleRevealed():
+        case ev.RoleRevealed():
             state.players[e.seat].revealed = True
-        case IdiotRevealed():
+        case ev.IdiotRevealed():
             state.players[e.seat].idiot_revealed = True
             state.players[e.seat].revealed = True
-        case SheriffElected():
+        case ev.SheriffElected():
             if e.seat is not None:
                 state.sheriff = e.seat
                 state.badge = "held"
-        case BadgeMoved():
+        case ev.BadgeMoved():
             state.aux_police = None  # R96: the auxiliary police goes with any change of the badge
             if e.action == "passed":
                 state.sheriff = e.to_seat
             else:
                 state.sheriff = None
                 state.badge = "torn" if e.action == "torn" else "lost"
-        case LoversLinked():
+        case ev.LoversLinked():
             state.lovers = (min(e.lovers), max(e.lovers)) if e.lovers else None
             state.cupid = e.cupid if e.lovers else None
-        case WitnessNamed():
+        case ev.WitnessNamed():
             state.witness = e.witness
-        case AuxPoliceAppointed():
+        case ev.AuxPoliceAppointed():
             state.aux_police = e.seat
-        case VotersPunished():
+        case ev.VotersPunished():
             state.vote_restriction = (e.day, "ban", tuple(e.seats))
-        case CenterCards():
+        case ev.CenterCards():
             state.center = list(e.cards)
-        case SkillsLost():
+        case ev.SkillsLost():
             state.disabled.update(e.seats)
-        case ScapegoatBan():
+        case ev.ScapegoatBan():
             state.vote_restriction = (e.day, e.mode, tuple(e.seats))
-        case GameEnded():
+        case ev.GameEnded():
             state.winner = e.winner
             state.win_reason = e.reason.value
-        case (Speech() | NightStep() | BallotCast() | WolfKnifeVote() | WolfProposal() | WolfVeto() | WolfTeamMessage()
-              | DeathsAnnounced() | WolfKnife() | SeerResult()
-              | HunterStatus() | SpeechOrder() | WitchTold() | VoteResult() | ExileResult() | SheriffWithdrew()
-              | SheriffCandidates() | PkPlatform() | HunterShot() | SelfDestructed() | Thought() | AnswerRefused()
-              | GameStarted() | WolfTeam() | LoversRecognised() | ThiefCards() | LittleGirlPeeked()
-              | LittleGirlCaught() | LittleGirlKill() | TravelerInfo() | SeersMet() | WildWolfKill() | KingTook()):
+        case (ev.Speech() | ev.NightStep() | ev.BallotCast() | ev.WolfKnifeVote() | ev.WolfProposal() | ev.WolfVeto()
+              | ev.WolfTeamMessage() | ev.DeathsAnnounced() | ev.WolfKnife() | ev.SeerResult() | ev.HunterStatus()
+              | ev.SpeechOrder() | ev.WitchTold() | ev.VoteResult() | ev.ExileResult() | ev.SheriffWithdrew()
+              | ev.SheriffCandidates() | ev.PkPlatform() | ev.HunterShot() | ev.SelfDestructed() | ev.Thought()
+              | ev.AnswerRefused() | ev.GameStarted() | ev.WolfTeam() | ev.LoversRecognised() | ev.ThiefCards()
+              | ev.LittleGirlPeeked() | ev.LittleGirlCaught() | ev.LittleGirlKill() | ev.TravelerInfo()
+              | ev.SeersMet() | ev.WildWolfKill() | ev.KingTook()):
             pass  # _NO_STATE_CHANGE: returned above
-        case (GuardProtected() | WitchSaved() | WitchPoisoned() | HuntingGunFired() | BrotherKill() | FireWolfUsed()
-              | MaidSwapped() | ElderLifeLost()):
+        case (ev.GuardProtected() | ev.WitchSaved() | ev.WitchPoisoned() | ev.HuntingGunFired() | ev.BrotherKill()
+              | ev.FireWolfUsed() | ev.MaidSwapped() | ev.ElderLifeLost()):
             pass  # a role's own record: folded above by the role's spec
         case _:
             assert_never(e)
