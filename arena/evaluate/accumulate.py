@@ -79,16 +79,29 @@ class Counts:
 
 
 class _Clustered:
-    """Per-cluster (game, or deal for mirrored games) sums beside the running totals, so an interval
-    can treat the game as the unit. Consecutive observations of one game share one entry."""
+    """Observations (a hit of 0/1 for a rate, any value for a mean) with their total, count and chance
+    baseline, and per-cluster (game, or deal for mirrored games) sums beside them, so an interval can
+    treat the game as the unit. Consecutive observations of one game share one entry."""
 
-    __slots__ = ("gc", "gy", "gn", "last")
+    __slots__ = ("total", "n", "chance", "chance_n", "gc", "gy", "gn", "last")
 
     def __init__(self) -> None:
+        self.total = 0.0
+        self.n = 0
+        self.chance = 0.0
+        self.chance_n = 0
         self.gc: list[int] = []
         self.gy: list[float] = []
         self.gn: list[int] = []
         self.last = -1
+
+    def add(self, y: float, chance: float | None = None, cluster: int = 0) -> None:
+        self.total += y
+        self.n += 1
+        self._note(y, 1, cluster)
+        if chance is not None:
+            self.chance += chance
+            self.chance_n += 1
 
     def _note(self, y: float, count: int, cluster: int) -> None:
         if cluster != self.last:
@@ -108,22 +121,9 @@ class _Clustered:
 
 
 class _Rate(_Clustered):
-    __slots__ = ("k", "n", "chance", "chance_n")
+    """Hits out of trials (``total`` hits of ``n``)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.k = 0.0
-        self.n = 0
-        self.chance = 0.0
-        self.chance_n = 0
-
-    def add(self, hit: float, chance: float | None = None, cluster: int = 0) -> None:
-        self.k += hit
-        self.n += 1
-        self._note(hit, 1, cluster)
-        if chance is not None:
-            self.chance += chance
-            self.chance_n += 1
+    __slots__ = ()
 
     def add_misses(self, count: int, chance: float, cluster: int) -> None:
         """``count`` trials of one game that all missed, each with the same chance."""
@@ -134,22 +134,9 @@ class _Rate(_Clustered):
 
 
 class _Mean(_Clustered):
-    __slots__ = ("s", "n", "chance", "chance_n")
+    """A mean of values (``total`` over ``n``)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.s = 0.0
-        self.n = 0
-        self.chance = 0.0
-        self.chance_n = 0
-
-    def add(self, x: float, chance: float | None = None, cluster: int = 0) -> None:
-        self.s += x
-        self.n += 1
-        self._note(x, 1, cluster)
-        if chance is not None:
-            self.chance += chance
-            self.chance_n += 1
+    __slots__ = ()
 
 
 @dataclass

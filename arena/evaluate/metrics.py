@@ -250,7 +250,7 @@ class BalanceReport(BaseModel):
 
 def _rate_row(agent: str, group: str, r: _Rate, correct: bool) -> MetricRow:
     n = r.n
-    value = r.k / n if n else None
+    value = r.total / n if n else None
     games = r.games
     low: float | None
     high: float | None
@@ -284,7 +284,7 @@ def _rate_p(row: MetricRow, r: _Rate) -> None:
 
 def _mean_row(agent: str, group: str, m: _Mean) -> MetricRow:
     n = m.n
-    mean = m.s / n if n else None
+    mean = m.total / n if n else None
     low = high = None
     games = m.games
     if n and mean is not None:
