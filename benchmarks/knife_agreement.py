@@ -73,13 +73,15 @@ def seat_agent(table: str, wolves: list[int], seat: int, seed: int, local: str |
     return HeuristicBot(seat, seed)
 
 
-def play(table: str, seed: int, rules: dict, local: str | None = None, beliefs: str | None = None) -> GameKnives:
+def play(table: str, seed: int, rules: dict, local: str | None = None, beliefs: str | None = None,
+         runner: asyncio.Runner | None = None) -> GameKnives:
+    """One game; a shared ``runner`` keeps one event loop, so model clients close inside it."""
     setup = GameSetup(preset="std-12-guard", seed=seed, rules=rules)
     deal = Game(setup).state.players
     wolves = sorted(s for s, p in deal.items() if is_wolf_card(p.card))
     agents = [seat_agent(table, wolves, s, seed, local, beliefs) for s in range(1, 13)]
     started = time.perf_counter()
-    result = asyncio.run(run_game(setup, agents))
+    result = (runner.run if runner else asyncio.run)(run_game(setup, agents))
     wall = time.perf_counter() - started
     log = result.game.log
     knives = [e for e in log if e.type == "wolf_knife"]
@@ -117,18 +119,19 @@ def main() -> None:
         parser.error("the smollm2_* tables need --local URL of a server running SmolLM2 (see this file's docstring)")
     print(f"{'table':15} {'conferral':9} {'games':>5} {'nights':>6} {'empty':>5} {'empty %':>7} {'agree %':>7} "
           f"{'model seats':>11} {'calls/game':>10} {'prompt tokens/game':>18} {'wall s/game':>11}")
-    for table in tables:
-        for label, rules in conferrals:
-            seeds = range(args.seed, args.seed + args.games)
-            games = [play(table, seed, rules, args.local, args.beliefs) for seed in seeds]
-            nights = sum(g.nights for g in games)
-            empty = sum(g.empty for g in games)
-            agreed = sum(g.agreed for g in games)
-            n = len(games)
-            print(f"{table:15} {label:9} {n:5d} {nights:6d} {empty:5d} {100 * empty / max(nights, 1):6.1f}% "
-                  f"{100 * agreed / max(nights, 1):6.1f}% {games[0].model_seats:11d} "
-                  f"{sum(g.calls for g in games) / n:10.1f} {sum(g.prompt_tokens for g in games) / n:18,.0f} "
-                  f"{sum(g.wall for g in games) / n:11.1f}", flush=True)
+    with asyncio.Runner() as runner:
+        for table in tables:
+            for label, rules in conferrals:
+                seeds = range(args.seed, args.seed + args.games)
+                games = [play(table, seed, rules, args.local, args.beliefs, runner) for seed in seeds]
+                nights = sum(g.nights for g in games)
+                empty = sum(g.empty for g in games)
+                agreed = sum(g.agreed for g in games)
+                n = len(games)
+                print(f"{table:15} {label:9} {n:5d} {nights:6d} {empty:5d} {100 * empty / max(nights, 1):6.1f}% "
+                      f"{100 * agreed / max(nights, 1):6.1f}% {games[0].model_seats:11d} "
+                      f"{sum(g.calls for g in games) / n:10.1f} {sum(g.prompt_tokens for g in games) / n:18,.0f} "
+                      f"{sum(g.wall for g in games) / n:11.1f}", flush=True)
 
 
 if __name__ == "__main__":
