@@ -25,7 +25,6 @@ class Player:
     card: Role
     alive: bool = True
     revealed: bool = False
-    idiot_revealed: bool = False
     death_phase: str | None = None
 
 
@@ -50,7 +49,6 @@ class GameState:
     badge: Literal["unused", "held", "torn", "lost"] = "unused"
     lovers: tuple[int, int] | None = None
     disabled: set[int] = field(default_factory=set)  # seats whose skills are lost (R133, R169)
-    vote_restriction: tuple[int, str, tuple[int, ...]] | None = None  # (day, "ban"/"allow", seats) (R156)
     cupid: int | None = None  # the seat that linked the lovers (a maid who later takes the card is not him)
     witness: int | None = None  # 003 (R147)
     aux_police: int | None = None  # 003 (R95)
@@ -199,8 +197,7 @@ def apply_event(state: GameState, e: Event) -> None:
         case ev.RoleRevealed():
             state.players[e.seat].revealed = True
         case ev.IdiotRevealed():
-            state.players[e.seat].idiot_revealed = True
-            state.players[e.seat].revealed = True
+            state.players[e.seat].revealed = True  # and the idiot's record, folded above
         case ev.SheriffElected():
             if e.seat is not None:
                 state.sheriff = e.seat
@@ -219,14 +216,10 @@ def apply_event(state: GameState, e: Event) -> None:
             state.witness = e.witness
         case ev.AuxPoliceAppointed():
             state.aux_police = e.seat
-        case ev.VotersPunished():
-            state.vote_restriction = (e.day, "ban", tuple(e.seats))
         case ev.CenterCards():
             state.center = list(e.cards)
         case ev.SkillsLost():
             state.disabled.update(e.seats)
-        case ev.ScapegoatBan():
-            state.vote_restriction = (e.day, e.mode, tuple(e.seats))
         case ev.GameEnded():
             state.winner = e.winner
             state.win_reason = e.reason.value
@@ -239,7 +232,7 @@ def apply_event(state: GameState, e: Event) -> None:
               | ev.SeersMet() | ev.WildWolfKill() | ev.KingTook()):
             pass  # _NO_STATE_CHANGE: returned above
         case (ev.GuardProtected() | ev.WitchSaved() | ev.WitchPoisoned() | ev.HuntingGunFired() | ev.BrotherKill()
-              | ev.FireWolfUsed() | ev.MaidSwapped() | ev.ElderLifeLost()):
+              | ev.FireWolfUsed() | ev.MaidSwapped() | ev.ElderLifeLost() | ev.VotersPunished() | ev.ScapegoatBan()):
             pass  # a role's own record: folded above by the role's spec
         case _:
             assert_never(e)

@@ -15,12 +15,13 @@ a public ``interjection_reply`` speech when answered. One exchange per speech. H
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from arena.actions import YES_OR_NO, Speak
 from arena.events import ExileResult, IdiotRevealed, Speech, VotersPunished
 from arena.types import Camp, Kind, Role, parse_phase
-from arena.rules.registry import NightStepSpec, RoleSpec
+from arena.rules.registry import NightStepSpec, RoleSpec, RoleState
 
 if TYPE_CHECKING:
     from arena.engine import Game
@@ -34,6 +35,37 @@ PASS = "pass"
 _SILENT = frozenset({"pass", "过"})
 #: Speech kinds during which the idiot may talk with the speaker: every day speech but last words.
 _INTERJECTABLE = frozenset({"campaign", "campaign_pk", "discussion", "pk"})
+
+
+@dataclass(frozen=True)
+class Reveals:
+    """The idiot's record: the seats of revealed idiots (R137) and the voters punished by a reveal
+    (R138 ``no_vote_punish_voters``: the day of the exile vote they lose, and the seats)."""
+
+    revealed: frozenset[int] = frozenset()
+    punished: tuple[int, tuple[int, ...]] | None = None
+
+
+def _revealed(record: Reveals, e: IdiotRevealed, state: "GameState") -> Reveals:
+    return replace(record, revealed=record.revealed | {e.seat})
+
+
+def _punished(record: Reveals, e: VotersPunished, state: "GameState") -> Reveals:
+    return replace(record, punished=(e.day, tuple(e.seats)))
+
+
+def revealed(state: "GameState", seat: int) -> bool:
+    """R137: the seat has revealed his idiot card on exile."""
+    return seat in state.record(Reveals).revealed
+
+
+def restricted_voters(game: "Game", voters: list[int]) -> list[int]:
+    """R138 ``no_vote_punish_voters``: today's exile vote is without the voters his reveal punished."""
+    state = game.state
+    punished = state.record(Reveals).punished
+    if punished is None or state.phase != f"D{punished[0]}":
+        return voters
+    return [s for s in voters if s not in punished[1]]
 
 
 def punish_voters(game: "Game", idiot: int) -> None:
@@ -63,9 +95,10 @@ def interjecting_idiots(game: "Game", speaker: int, *, election: bool = False) -
     state = game.state
     night = "N" + state.phase[1:]
     out = []
-    for seat, player in state.players.items():
-        if not player.idiot_revealed or seat == speaker:
+    for seat in state.record(Reveals).revealed:
+        if seat == speaker:
             continue
+        player = state.players[seat]
         if player.alive or (election and player.death_phase == night):
             out.append(seat)
     return sorted(out)
@@ -91,7 +124,7 @@ def interject(game: "Game", speaker: int, kind: str, *, election: bool = False) 
 def reveal_on_exile(game: "Game", seat: int) -> "Flow":
     """R137, R139: the exiled idiot may reveal his card and stay; True when he does."""
     state = game.state
-    if state.players[seat].idiot_revealed or state.skill_disabled(seat):
+    if revealed(state, seat) or state.skill_disabled(seat):
         return False
     reveal = yield from game.ask(seat, Kind.IDIOT_REVEAL, YES_OR_NO, True)
     if not reveal:
@@ -104,7 +137,7 @@ def reveal_on_exile(game: "Game", seat: int) -> "Flow":
 
 def dies_without_skill(state: "GameState", seat: int) -> bool:
     """R139: a revealed idiot whose skill is lost is removed at once (``skill_loss``)."""
-    return state.players[seat].idiot_revealed
+    return revealed(state, seat)
 
 
 SPEC = RoleSpec(
@@ -113,4 +146,6 @@ SPEC = RoleSpec(
     steps=(NightStepSpec("idiot", None, called_for=Role.IDIOT, sits={"order_000": (100, "all")}),),
     exile_reprieve=reveal_on_exile,
     good_skill="god", dies_without_skill=dies_without_skill,
+    voteless=revealed, restrict_voters=restricted_voters,
+    record=RoleState(Reveals(), {IdiotRevealed: _revealed, VotersPunished: _punished}),
 )

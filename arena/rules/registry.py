@@ -126,6 +126,8 @@ class RoleSpec:
     #: R133, OQ41: a good card with a skill the elder's penalty removes: "god" under every
     #: ``elder_penalty_scope``, "other" only under ``all_good_skills``.
     good_skill: Literal["god", "other"] | None = None
+    #: R138, OQ42: this seat (a holder of the card or not) neither votes nor may be voted for.
+    voteless: Callable[["GameState", int], bool] | None = None
     #: R139: the holder is removed at once when his skill is lost.
     dies_without_skill: Callable[["GameState", int], bool] | None = None
     #: R173: the side-kill class the holder counts in instead of the board's god/villager lists.
@@ -233,6 +235,10 @@ class Registry:
     @cached_property
     def voter_restrictions(self) -> tuple[Callable[["Game", list[int]], list[int]], ...]:
         return tuple(s.restrict_voters for s in self.specs.values() if s.restrict_voters is not None)
+
+    @cached_property
+    def voteless_hooks(self) -> tuple[Callable[["GameState", int], bool], ...]:
+        return tuple(s.voteless for s in self.specs.values() if s.voteless is not None)
 
     @cached_property
     def exile_tie_hooks(self) -> tuple[Callable[["Game", list[int]], "Flow"], ...]:

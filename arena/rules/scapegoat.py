@@ -12,6 +12,7 @@ and night falls.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeats
@@ -19,11 +20,25 @@ from arena.events import ExileResult, RoleRevealed, ScapegoatBan
 from arena.flow import DayEnds
 from arena.rules import deaths
 from arena.types import Camp, Cause, Kind, Role, parse_phase
-from arena.rules.registry import RoleSpec
+from arena.rules.registry import RoleSpec, RoleState
 
 if TYPE_CHECKING:
     from arena.engine import Game
     from arena.flow import Flow
+    from arena.state import GameState
+
+
+@dataclass(frozen=True)
+class VoteRestriction:
+    """The scapegoat's record (R156): the day of the exile vote he restricted, "ban" or "allow", the seats."""
+
+    day: int = 0
+    mode: str = "ban"
+    seats: tuple[int, ...] = ()
+
+
+def _banned(record: VoteRestriction, e: ScapegoatBan, state: "GameState") -> VoteRestriction:
+    return VoteRestriction(e.day, e.mode, tuple(e.seats))
 
 
 def able_scapegoat(game: "Game") -> int | None:
@@ -66,14 +81,13 @@ def break_tie(game: "Game", tied: list[int]) -> "Flow":
 def restricted_voters(game: "Game", voters: list[int]) -> list[int]:
     """R84, R156: apply today's restriction, if the scapegoat set one for today's exile vote."""
     state = game.state
-    restriction = state.vote_restriction
-    if restriction is None:
+    restriction = state.record(VoteRestriction)
+    if state.phase != f"D{restriction.day}":
         return voters
-    day, mode, seats = restriction
-    if state.phase != f"D{day}":
-        return voters
-    return [s for s in voters if (s in seats) == (mode == "allow")]
+    allow = restriction.mode == "allow"
+    return [s for s in voters if (s in restriction.seats) == allow]
 
 
-SPEC = RoleSpec(role=Role.SCAPEGOAT, camp=Camp.VILLAGE, kinds=(Kind.SCAPEGOAT_BAN,), state=("vote_restriction",),
-                restrict_voters=restricted_voters, exile_tie=break_tie, good_skill="god")
+SPEC = RoleSpec(role=Role.SCAPEGOAT, camp=Camp.VILLAGE, kinds=(Kind.SCAPEGOAT_BAN,),
+                restrict_voters=restricted_voters, exile_tie=break_tie, good_skill="god",
+                record=RoleState(VoteRestriction(), {ScapegoatBan: _banned}))

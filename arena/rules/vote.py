@@ -74,13 +74,14 @@ def exile_weights(game: "Game") -> dict[int, float]:
 
 def has_vote(game: "Game", seat: int) -> bool:
     """R138, OQ42: a revealed idiot has no vote in any vote for the rest of the game, elections included."""
-    return not game.state.players[seat].idiot_revealed
+    state = game.state
+    return not any(voteless(state, seat) for voteless in registry().voteless_hooks)
 
 
 def eligible_voters(game: "Game") -> list[int]:
     """R84: the living, less a revealed idiot (R138)."""
     voters = [s for s in game.state.alive_seats() if has_vote(game, s)]
-    for restrict in registry().voter_restrictions:  # R156: the scapegoat's ban or allow list
+    for restrict in registry().voter_restrictions:  # R138, R156: the punished voters, the scapegoat's list
         voters = restrict(game, voters)
     return voters
 
@@ -88,7 +89,8 @@ def eligible_voters(game: "Game") -> list[int]:
 def eligible_targets(game: "Game") -> list[int]:
     """R83: living players; a revealed idiot cannot be voted for (OQ42)."""
     state = game.state
-    return [s for s in state.alive_seats() if not state.players[s].idiot_revealed]
+    hooks = registry().voteless_hooks
+    return [s for s in state.alive_seats() if not any(voteless(state, s) for voteless in hooks)]
 
 
 def exile_vote(game: "Game") -> "Flow":
