@@ -152,6 +152,7 @@ def test_every_role_has_its_card_and_its_name(lang: str) -> None:
     roles = _yaml(lang, "llm_roles.yaml")
     names = {"LLM role name (llm_system.yaml role_names)": _yaml(lang, "llm_system.yaml")["role_names"],
              "narration name (narration.yaml role)": _yaml(lang, "narration.yaml")["role"],
+             "replay-page name (viewer.yaml role)": _yaml(lang, "viewer.yaml")["role"],
              "LLM card (llm_roles.yaml roles)": roles["roles"], "LLM brief (llm_roles.yaml brief)": roles["brief"]}
     missing = [f"{lang}: role {role.value!r} has no {what}" for role in registry().roles
                for what, table in names.items() if not table.get(role.value)]
