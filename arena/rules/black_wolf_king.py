@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.events import ElderLifeLost, KingTook, REFEREE, RoleRevealed
-from arena.rules import elder
+from arena.events import KingTook, RoleRevealed
 from arena.types import Camp, Cause, Kind, Role, parse_phase
-from arena.rules.registry import DeathSkill, RoleSpec
+from arena.rules.registry import DeathSkill, RoleSpec, registry
 
 if TYPE_CHECKING:
     from arena.engine import Game
@@ -36,11 +35,8 @@ def announce_take(game: "Game", d: "Departed", target: int) -> bool:
     state = game.state
     game.emit(RoleRevealed(phase=state.phase, seat=d.seat, role=Role.BLACK_WOLF_KING, reason="wolf_king_shoot"))
     game.emit(KingTook(phase=state.phase, seat=d.seat, target=target, king="black"))
-    if parse_phase(d.phase)[0] and elder.absorbs(game, target):
-        if not (game.sw.elder_model == "immune_unless_last_god" and elder.other_good_god_alive(game, target)):
-            game.emit(ElderLifeLost(phase=state.phase, visibility=REFEREE, seat=target))
-        return False
-    return True
+    absorbs = registry().spec(state.card(target)).absorbs_take  # OQ51: the elder's immunity or extra life
+    return not (parse_phase(d.phase)[0] and absorbs is not None and absorbs(game, target))
 
 
 SPEC = RoleSpec(role=Role.BLACK_WOLF_KING, camp=Camp.WOLVES, kinds=(Kind.WOLF_KING_SHOOT,),

@@ -16,6 +16,11 @@ from arena.rules.registry import registry
 from arena.rules.victory import check_winner, contenders
 from arena.types import Cause, Kind, is_wolf_card, parse_phase, primary_cause
 
+def a_wolf_has_died(game: "Game") -> bool:
+    """A wolf card's holder is dead (R164 the wild wolf's kill stops, OQ54 the fire wolf's skill wakes)."""
+    return any(not p.alive and is_wolf_card(p.card) for p in game.state.players.values())
+
+
 if TYPE_CHECKING:
     from arena.engine import Game
     from arena.flow import Flow

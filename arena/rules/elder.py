@@ -81,6 +81,19 @@ def witch_sees(game: "Game", night: "Night", victim: int | None) -> int | None:
     return victim
 
 
+def absorbs_take(game: "Game", target: int) -> bool:
+    """OQ51: a night-time take on an able elder fails; it costs his extra life unless he is immune."""
+    if not absorbs(game, target):
+        return False
+    if not (game.sw.elder_model == "immune_unless_last_god" and other_good_god_alive(game, target)):
+        game.emit(ElderLifeLost(phase=game.state.phase, visibility=REFEREE, seat=target))
+    return True
+
+
+def absorbed_hit_shown(game: "Game", night: "Night", seat: int) -> bool:
+    return witch_sees(game, night, seat) is not None
+
+
 def end_of_night(game: "Game", night: "Night") -> None:
     """The absorbed knife costs the extra life unless the guard alone blocked it (OQ9); an antidote on
     it is wasted (OQ40). Immunity while other gods live costs nothing (R131)."""
@@ -145,6 +158,6 @@ SPEC = RoleSpec(
     # The elder is called in 000 and 004 §C but is asked nothing (R130): his life is a passive rule.
     steps=(NightStepSpec("elder", None, called_for=Role.ELDER, sits={"order_000": (50, "all"), "order_004c": (50, "n1")}),),
     shield=AttackShield(rank=40, void=shield), in_batch=penalty_in_batch, end_of_night=end_of_night,
-    side_class=side_class,
+    side_class=side_class, absorbs_take=absorbs_take, absorbed_hit_shown=absorbed_hit_shown,
     state=("disabled",), record=RoleState(LivesLost(), {ElderLifeLost: _life_lost}),
 )

@@ -40,7 +40,7 @@ def _used(fire: Fire, event: FireWolfUsed, state: "GameState") -> Fire:
 
 
 def night_step(game: "Game", night: "Night") -> "Flow":
-    from arena.rules.wild_wolf import a_wolf_has_died
+    from arena.rules.deaths import a_wolf_has_died
 
     state = game.state
     if state.record(Fire).used or not a_wolf_has_died(game):

@@ -121,6 +121,10 @@ def interject(game: "Game", speaker: int, kind: str, *, election: bool = False) 
             game.emit(Speech(phase=phase, seat=speaker, kind="interjection_reply", text=reply))
 
 
+def after_speech(game: "Game", speaker: int, kind: str, election: bool) -> "Flow":
+    yield from interject(game, speaker, kind, election=election)
+
+
 def reveal_on_exile(game: "Game", seat: int) -> "Flow":
     """R137, R139: the exiled idiot may reveal his card and stay; True when he does."""
     state = game.state
@@ -146,6 +150,6 @@ SPEC = RoleSpec(
     steps=(NightStepSpec("idiot", None, called_for=Role.IDIOT, sits={"order_000": (100, "all")}),),
     exile_reprieve=reveal_on_exile,
     good_skill="god", dies_without_skill=dies_without_skill,
-    voteless=revealed, restrict_voters=restricted_voters,
+    voteless=revealed, restrict_voters=restricted_voters, after_speech=after_speech,
     record=RoleState(Reveals(), {IdiotRevealed: _revealed, VotersPunished: _punished}),
 )

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from arena.actions import ONLY_NO, YES_OR_NO
 from arena.events import LittleGirlCaught, LittleGirlKill, LittleGirlPeeked, only
 from arena.types import Camp, Cause, Kind, Role
-from arena.rules.registry import NightStepSpec, RoleSpec
+from arena.rules.registry import NightStepSpec, RoleSpec, registry
 
 if TYPE_CHECKING:
     from arena.engine import Game
@@ -41,15 +41,13 @@ def discovered(game: "Game") -> bool:
 
 
 def night_step(game: "Game", night: "Night") -> "Flow":
-    from arena.rules.wolves import knife_holders
-
     for girl in game.state.holders(Role.LITTLE_GIRL):
         able = not game.state.skill_disabled(girl)
         peek = yield from game.ask(girl, Kind.LITTLE_GIRL_PEEK, YES_OR_NO if able else ONLY_NO,
                                    False)
         if not peek:
             continue
-        wolves = knife_holders(game)
+        wolves = registry().knife_holders(game)
         game.emit(LittleGirlPeeked(phase=night.phase, visibility=only(girl), seat=girl, wolves=wolves))
         if not wolves or not discovered(game):
             continue

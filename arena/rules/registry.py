@@ -105,6 +105,8 @@ class RoleSpec:
     end_of_night: Callable[["Game", "Night"], None] | None = None
     #: R137: the holder, just exiled, may be spared (the flow yields True when the exile does not kill).
     exile_reprieve: Callable[["Game", int], "Flow"] | None = None
+    #: Called after every day speech (the seat, the speech kind, in an election): R138's interjections.
+    after_speech: Callable[["Game", int, str, bool], "Flow"] | None = None
     #: Called after every exile's consequences (R160: the maid may take the exiled player's card).
     after_exile: Callable[["Game", int], "Flow"] | None = None
     #: R148: the living seats that hold the wolves' knife instead of the wolf cards (an empty list: not now).
@@ -128,6 +130,10 @@ class RoleSpec:
     good_skill: Literal["god", "other"] | None = None
     #: R138, OQ42: this seat (a holder of the card or not) neither votes nor may be voted for.
     voteless: Callable[["GameState", int], bool] | None = None
+    #: OQ51: a night-time take (the black wolf king's) on the holder fails to kill; records what it costs.
+    absorbs_take: Callable[["Game", int], bool] | None = None
+    #: R30: the absorbed (void) knife on the holder is shown to the witch as a pending victim.
+    absorbed_hit_shown: Callable[["Game", "Night", int], bool] | None = None
     #: R139: the holder is removed at once when his skill is lost.
     dies_without_skill: Callable[["GameState", int], bool] | None = None
     #: R173: the side-kill class the holder counts in instead of the board's god/villager lists.
@@ -195,6 +201,10 @@ class Registry:
     def after_exile_hooks(self) -> tuple[Callable[["Game", int], "Flow"], ...]:
         return tuple(s.after_exile for s in self.specs.values() if s.after_exile is not None)
 
+    @cached_property
+    def after_speech_hooks(self) -> tuple[Callable[["Game", int, str, bool], "Flow"], ...]:
+        return tuple(s.after_speech for s in self.specs.values() if s.after_speech is not None)
+
     def initial_records(self) -> dict[type, Any]:
         """Every role's record at the start of a game, by record class."""
         return {type(s.record.initial): s.record.initial for s in self.specs.values() if s.record is not None}
@@ -212,6 +222,15 @@ class Registry:
     @cached_property
     def knife_takers(self) -> tuple[Callable[["Game"], list[int]], ...]:
         return tuple(s.takes_the_knife for s in self.specs.values() if s.takes_the_knife is not None)
+
+    def knife_holders(self, game: "Game") -> list[int]:
+        """Every living wolf-card holder knifes (R26); a wolf lover too (OQ7); not the latent little wolf
+        brother (R167). In 003, once every wolves-camp player is dead, the living lovers camp knifes (R148)."""
+        for takers in self.knife_takers:
+            holders = takers(game)
+            if holders:
+                return holders
+        return [s for s in game.state.wolf_card_seats() if not self.is_latent(game, s)]
 
     def is_latent(self, game: "Game", seat: int) -> bool:
         """R167: the seat's wolf card does not act or read as a wolf (yet)."""

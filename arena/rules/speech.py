@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from arena.actions import YES_OR_NO, Speak, SpeechOrderChoice
 from arena.events import BadgeMoved, RoleRevealed, SelfDestructed, Speech, SpeechOrder
 from arena.flow import DayEnds
-from arena.rules import beliefs, deaths, idiot, wolves
+from arena.rules import beliefs, deaths, wolves
 from arena.rules.registry import registry
 from arena.types import Cause, Kind, parse_phase
 
@@ -114,8 +114,8 @@ def speeches(game: "Game", order: list[int], kind: str, *, election: bool = Fals
                                    context={"speech": kind})
         game.emit(Speech(phase=game.state.phase, seat=seat, kind=kind, text=text))
         yield from beliefs.after_speech(game, seat, kind)
-        if game.sw.idiot_after_reveal == "may_interject":  # R138 (004 §C): the revealed idiot may talk with him
-            yield from idiot.interject(game, seat, kind, election=election)
+        for hook in registry().after_speech_hooks:  # R138 (004 §C): the revealed idiot may talk with him
+            yield from hook(game, seat, kind, election)
 
 
 def offer_self_destruct(game: "Game", before_speaker: int, *, election: bool = False) -> "Flow":

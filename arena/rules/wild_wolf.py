@@ -19,11 +19,8 @@ if TYPE_CHECKING:
     from arena.rules.night import Night
 
 
-def a_wolf_has_died(game: "Game") -> bool:
-    return any(not p.alive and is_wolf_card(p.card) for p in game.state.players.values())
-
-
 def night_step(game: "Game", night: "Night") -> "Flow":
+    from arena.rules.deaths import a_wolf_has_died
     from arena.rules.night import add_attack
 
     if a_wolf_has_died(game):

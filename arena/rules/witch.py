@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 from arena.actions import ONLY_NO, YES_OR_NO, ChooseBool, ChooseOption, choose_seat
 from arena.events import MaidSwapped, WitchPoisoned, WitchSaved, WitchTold, only
-from arena.rules import deaths, elder
+from arena.rules import deaths
 from arena.rules.night import is_protected
 from arena.types import Camp, Kind, Role
-from arena.rules.registry import NightStepSpec, RoleSpec, RoleState
+from arena.rules.registry import NightStepSpec, RoleSpec, RoleState, registry
 
 if TYPE_CHECKING:
     from arena.engine import Game
@@ -59,14 +59,15 @@ def shown_victims(game: "Game", night: "Night") -> tuple[bool, list[int]]:
 def pending_victims(game: "Game", night: Night) -> list[int]:
     """R30: the night's pending victims as the witch may be shown them, in seat order: targets of attacks
     that will kill unless saved, after immunities and (unless ``witch_informed_guarded_kill``) guards; the
-    elder's extra-life hit only with ``witch_informed_elder_first_hit`` (via :func:`arena.rules.elder.witch_sees`)."""
+    elder's extra-life hit only with ``witch_informed_elder_first_hit`` (the card's ``absorbed_hit_shown``: :func:`arena.rules.elder.witch_sees`)."""
     sw = game.sw
     out: set[int] = set()
     hits = [(night.knife, night.knife_void)] if night.knife is not None else []
     hits += [(a.target, a.void) for a in night.attacks]
     for target, void in hits:
         if void and night.elder_absorbs == target:
-            if elder.witch_sees(game, night, target) is None:
+            shown = registry().spec(game.state.card(target)).absorbed_hit_shown
+            if shown is None or not shown(game, night, target):
                 continue
         elif void:
             continue

@@ -18,14 +18,8 @@ if TYPE_CHECKING:
 
 
 def knife_holders(game: "Game") -> list[int]:
-    """Every living wolf-card holder knifes (R26); a wolf lover too (OQ7); not the latent little wolf
-    brother (R167). In 003, once every wolves-camp player is dead, the living lovers camp knifes (R148)."""
-    roles = registry()
-    for takers in roles.knife_takers:
-        holders = takers(game)
-        if holders:
-            return holders
-    return [s for s in game.state.wolf_card_seats() if not roles.is_latent(game, s)]
+    """The seats that hold the wolves' knife (:meth:`arena.rules.registry.Registry.knife_holders`)."""
+    return registry().knife_holders(game)
 
 
 def consensus(choices: dict[int, int | None]) -> int | None:
