@@ -135,3 +135,33 @@ def test_only_the_phase_cycle_writes_the_flow() -> None:
             offenders[str(path.relative_to(ROOT))] = writes
     assert not offenders, f"only arena/rules/cycle.py writes the flow: {offenders}"
     assert flow_writes(FLOW_WRITER.read_text(encoding="utf-8"), names), "the scanner sees cycle.py's own writes"
+
+
+def _rule_modules_imported(path: Path) -> set[str]:
+    """The ``arena.rules`` modules a rule module imports, lazily inside functions too."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "arena.rules":
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("arena.rules."):
+            names.add(node.module.split(".")[2])
+        elif isinstance(node, ast.Import):
+            names.update(a.name.split(".")[2] for a in node.names if a.name.startswith("arena.rules."))
+    return names
+
+
+def test_no_rule_module_imports_a_role_module() -> None:
+    """#18: a role is one module that declares itself. Rule modules (role modules and generic steps alike)
+    never import a role module: they ask the registry (hooks on each card's RoleSpec, records read through
+    ``state.record``) instead, so adding or removing a role touches no other rule module."""
+    from arena.rules.registry import _role_modules
+    import importlib
+
+    rules = ARENA / "rules"
+    role_modules = {name for name in _role_modules()
+                    if any(hasattr(importlib.import_module(f"arena.rules.{name}"), attr) for attr in ("SPEC", "SPECS"))}
+    assert {"witch", "idiot", "elder", "wolves", "cupid"} <= role_modules
+    offenders = {path.stem: sorted((_rule_modules_imported(path) & role_modules) - {path.stem})
+                 for path in sorted(rules.glob("*.py"))}
+    offenders = {name: bad for name, bad in offenders.items() if bad}
+    assert not offenders, offenders

@@ -251,6 +251,22 @@ class Registry:
         """R66: the wolf cards that may self-destruct."""
         return frozenset(r for r, s in self.specs.items() if s.camp == Camp.WOLVES and s.self_destructs)
 
+    def self_destruct_seats(self, game: "Game") -> list[int]:
+        """R66: the living wolf cards (not the big wolf brother) when the rules have self-destruct, in
+        seat order. Asked before every speech (R67), so it only checks the few seats holding such a card."""
+        if not game.sw.self_destruct:
+            return []
+        state = game.state
+        players = state.players
+        seats = state.derived("self_destruct_card_seats", state.cards_version, self._self_destruct_card_seats)
+        return [s for s in seats if players[s].alive]
+
+    def _self_destruct_card_seats(self, state: "GameState") -> tuple[int, ...]:
+        """The seats holding a card that may self-destruct, living or dead (worked out again only after a
+        card changes)."""
+        cards = self.self_destruct_cards
+        return tuple(s for s, p in state.players.items() if p.card in cards)
+
     @cached_property
     def voter_restrictions(self) -> tuple[Callable[["Game", list[int]], list[int]], ...]:
         return tuple(s.restrict_voters for s in self.specs.values() if s.restrict_voters is not None)

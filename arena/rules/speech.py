@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from arena.actions import YES_OR_NO, Speak, SpeechOrderChoice
 from arena.events import BadgeMoved, RoleRevealed, SelfDestructed, Speech, SpeechOrder
 from arena.flow import DayEnds
-from arena.rules import beliefs, deaths, wolves
+from arena.rules import beliefs, deaths
 from arena.rules.registry import registry
 from arena.types import Cause, Kind, parse_phase
 
@@ -120,7 +120,7 @@ def speeches(game: "Game", order: list[int], kind: str, *, election: bool = Fals
 
 def offer_self_destruct(game: "Game", before_speaker: int, *, election: bool = False) -> "Flow":
     """Offer every eligible wolf the chance to self-destruct now; the lowest accepting seat acts (OQ22)."""
-    eligible = wolves.self_destruct_seats(game)
+    eligible = registry().self_destruct_seats(game)
     if not eligible:
         return
     kind = Kind.SELF_DESTRUCT_ELECTION if election else Kind.SELF_DESTRUCT

@@ -132,24 +132,8 @@ def self_destruct_cards() -> frozenset[Role]:
 
 
 def self_destruct_seats(game: "Game") -> list[int]:
-    """R66: the living wolf cards (not the big wolf brother) when the rules have self-destruct, in
-    seat order. Asked before every speech (R67), so it only checks the few seats holding such a card."""
-    if not game.sw.self_destruct:
-        return []
-    state = game.state
-    players = state.players
-    return [s for s in _self_destruct_card_seats(state) if players[s].alive]
-
-
-def _self_destruct_card_seats(state: "GameState") -> tuple[int, ...]:
-    """The seats holding a card that may self-destruct, living or dead (worked out again only after a
-    card changes)."""
-    return state.derived("self_destruct_card_seats", state.cards_version, _card_seats_that_may_self_destruct)
-
-
-def _card_seats_that_may_self_destruct(state: "GameState") -> tuple[int, ...]:
-    cards = self_destruct_cards()
-    return tuple(s for s, p in state.players.items() if p.card in cards)
+    """R66: who may self-destruct now (:meth:`arena.rules.registry.Registry.self_destruct_seats`)."""
+    return registry().self_destruct_seats(game)
 
 
 def recognise_step(game: "Game", night: "Night") -> "Flow":
