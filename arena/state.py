@@ -48,7 +48,6 @@ class GameState:
     sheriff: int | None = None
     badge: Literal["unused", "held", "torn", "lost"] = "unused"
     lovers: tuple[int, int] | None = None
-    disabled: set[int] = field(default_factory=set)  # seats whose skills are lost (R133, R169)
     cupid: int | None = None  # the seat that linked the lovers (a maid who later takes the card is not him)
     witness: int | None = None  # 003 (R147)
     aux_police: int | None = None  # 003 (R95)
@@ -126,7 +125,8 @@ class GameState:
         return [d for d in self.deaths if d.phase == phase]
 
     def skill_disabled(self, seat: int) -> bool:
-        return seat in self.disabled
+        """R133, R169: the seat's skills are lost (each card that takes skills keeps its own record)."""
+        return any(took(self, seat) for took in registry().skill_takers)
 
     def partner(self, seat: int) -> int | None:
         if self.lovers and seat in self.lovers:
@@ -218,8 +218,6 @@ def apply_event(state: GameState, e: Event) -> None:
             state.aux_police = e.seat
         case ev.CenterCards():
             state.center = list(e.cards)
-        case ev.SkillsLost():
-            state.disabled.update(e.seats)
         case ev.GameEnded():
             state.winner = e.winner
             state.win_reason = e.reason.value
@@ -232,7 +230,8 @@ def apply_event(state: GameState, e: Event) -> None:
               | ev.SeersMet() | ev.WildWolfKill() | ev.KingTook()):
             pass  # _NO_STATE_CHANGE: returned above
         case (ev.GuardProtected() | ev.WitchSaved() | ev.WitchPoisoned() | ev.HuntingGunFired() | ev.BrotherKill()
-              | ev.FireWolfUsed() | ev.MaidSwapped() | ev.ElderLifeLost() | ev.VotersPunished() | ev.ScapegoatBan()):
+              | ev.FireWolfUsed() | ev.MaidSwapped() | ev.ElderLifeLost() | ev.VotersPunished() | ev.ScapegoatBan()
+              | ev.SkillsLost()):
             pass  # a role's own record: folded above by the role's spec
         case _:
             assert_never(e)

@@ -20,7 +20,7 @@ information (R30).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from arena.events import ElderLifeLost, REFEREE, SkillsLost
@@ -34,9 +34,19 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class LivesLost:
-    """The elders whose extra life is gone (R130)."""
+    """The elders whose extra life is gone (R130), and the seats whose skills his penalty took (R133)."""
 
     seats: frozenset[int] = frozenset()
+    disabled: frozenset[int] = frozenset()
+
+
+def _skills_lost(lost: LivesLost, event: SkillsLost, state: "GameState") -> LivesLost:
+    return replace(lost, disabled=lost.disabled | set(event.seats)) if event.reason == "elder_penalty" else lost
+
+
+def took_skills(state: "GameState", seat: int) -> bool:
+    """R133: the elder's penalty took this seat's skills."""
+    return seat in state.record(LivesLost).disabled
 
 
 def _life_lost(lost: LivesLost, event: ElderLifeLost, state: "GameState") -> LivesLost:
@@ -117,7 +127,7 @@ def penalty_in_batch(game: "Game", causes: dict[int, list[Cause]]) -> list[int]:
     if not triggered:
         return []
     scope = registry().good_skills(game.sw.elder_penalty_scope)  # each card says if the penalty takes it
-    seats = sorted(s for s in state.players if state.card(s) in scope and s not in state.disabled)
+    seats = sorted(s for s in state.players if state.card(s) in scope and not state.skill_disabled(s))
     if seats:
         game.emit(SkillsLost(phase=state.phase, visibility=REFEREE, seats=seats, reason="elder_penalty"))
     return lost_idiots(game, seats, causes)
@@ -159,5 +169,5 @@ SPEC = RoleSpec(
     steps=(NightStepSpec("elder", None, called_for=Role.ELDER, sits={"order_000": (50, "all"), "order_004c": (50, "n1")}),),
     shield=AttackShield(rank=40, void=shield), in_batch=penalty_in_batch, end_of_night=end_of_night,
     side_class=side_class, absorbs_take=absorbs_take, absorbed_hit_shown=absorbed_hit_shown,
-    state=("disabled",), record=RoleState(LivesLost(), {ElderLifeLost: _life_lost}),
+    takes_skills=took_skills, record=RoleState(LivesLost(), {ElderLifeLost: _life_lost, SkillsLost: _skills_lost}),
 )

@@ -13,7 +13,7 @@ tonight's knife were settled before it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from arena.actions import ChooseSeat
@@ -30,13 +30,23 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Fire:
-    """The fire wolf's once-a-game disable has been used (R169)."""
+    """The fire wolf's once-a-game disable has been used (R169), and the seat whose skills it took."""
 
     used: bool = False
+    disabled: frozenset[int] = frozenset()
 
 
 def _used(fire: Fire, event: FireWolfUsed, state: "GameState") -> Fire:
-    return Fire(used=True)
+    return replace(fire, used=True)
+
+
+def _lost(fire: Fire, event: SkillsLost, state: "GameState") -> Fire:
+    return replace(fire, disabled=fire.disabled | set(event.seats)) if event.reason == "fire_wolf" else fire
+
+
+def took_skills(state: "GameState", seat: int) -> bool:
+    """R169: the fire wolf took this seat's skills."""
+    return seat in state.record(Fire).disabled
 
 
 def night_step(game: "Game", night: "Night") -> "Flow":
@@ -63,4 +73,4 @@ def night_step(game: "Game", night: "Night") -> "Flow":
 
 SPEC = RoleSpec(role=Role.FIRE_WOLF, camp=Camp.WOLVES, kinds=(Kind.FIRE_WOLF_DISABLE,),
                 steps=(NightStepSpec("fire_wolf", night_step, called_for=Role.FIRE_WOLF, sits={"order_003": (90, "all")}),),
-                record=RoleState(Fire(), {FireWolfUsed: _used}))
+                takes_skills=took_skills, record=RoleState(Fire(), {FireWolfUsed: _used, SkillsLost: _lost}))

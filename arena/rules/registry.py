@@ -134,6 +134,8 @@ class RoleSpec:
     absorbs_take: Callable[["Game", int], bool] | None = None
     #: R30: the absorbed (void) knife on the holder is shown to the witch as a pending victim.
     absorbed_hit_shown: Callable[["Game", "Night", int], bool] | None = None
+    #: R133, R169: this seat's skills were taken by the card's holder (the elder's penalty, the fire wolf).
+    takes_skills: Callable[["GameState", int], bool] | None = None
     #: R139: the holder is removed at once when his skill is lost.
     dies_without_skill: Callable[["GameState", int], bool] | None = None
     #: R173: the side-kill class the holder counts in instead of the board's god/villager lists.
@@ -270,6 +272,10 @@ class Registry:
     @cached_property
     def voter_restrictions(self) -> tuple[Callable[["Game", list[int]], list[int]], ...]:
         return tuple(s.restrict_voters for s in self.specs.values() if s.restrict_voters is not None)
+
+    @cached_property
+    def skill_takers(self) -> tuple[Callable[["GameState", int], bool], ...]:
+        return tuple(s.takes_skills for s in self.specs.values() if s.takes_skills is not None)
 
     @cached_property
     def voteless_hooks(self) -> tuple[Callable[["GameState", int], bool], ...]:
