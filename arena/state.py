@@ -47,9 +47,6 @@ class GameState:
     phase: str = "N1"
     sheriff: int | None = None
     badge: Literal["unused", "held", "torn", "lost"] = "unused"
-    lovers: tuple[int, int] | None = None
-    cupid: int | None = None  # the seat that linked the lovers (a maid who later takes the card is not him)
-    witness: int | None = None  # 003 (R147)
     aux_police: int | None = None  # 003 (R95)
     deaths: list[Death] = field(default_factory=list)
     #: Each role's own record (the witch's potions, the guard's last target...), by record class; declared
@@ -129,8 +126,11 @@ class GameState:
         return any(took(self, seat) for took in registry().skill_takers)
 
     def partner(self, seat: int) -> int | None:
-        if self.lovers and seat in self.lovers:
-            return self.lovers[0] if self.lovers[1] == seat else self.lovers[1]
+        """R40, R143: the seat's lover, through the card that made the link (Cupid's record)."""
+        for hook in registry().partner_hooks:
+            other = hook(self, seat)
+            if other is not None:
+                return other
         return None
 
 
@@ -209,11 +209,6 @@ def apply_event(state: GameState, e: Event) -> None:
             else:
                 state.sheriff = None
                 state.badge = "torn" if e.action == "torn" else "lost"
-        case ev.LoversLinked():
-            state.lovers = (min(e.lovers), max(e.lovers)) if e.lovers else None
-            state.cupid = e.cupid if e.lovers else None
-        case ev.WitnessNamed():
-            state.witness = e.witness
         case ev.AuxPoliceAppointed():
             state.aux_police = e.seat
         case ev.CenterCards():
@@ -231,7 +226,7 @@ def apply_event(state: GameState, e: Event) -> None:
             pass  # _NO_STATE_CHANGE: returned above
         case (ev.GuardProtected() | ev.WitchSaved() | ev.WitchPoisoned() | ev.HuntingGunFired() | ev.BrotherKill()
               | ev.FireWolfUsed() | ev.MaidSwapped() | ev.ElderLifeLost() | ev.VotersPunished() | ev.ScapegoatBan()
-              | ev.SkillsLost()):
+              | ev.SkillsLost() | ev.LoversLinked() | ev.WitnessNamed()):
             pass  # a role's own record: folded above by the role's spec
         case _:
             assert_never(e)

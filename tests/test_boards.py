@@ -17,6 +17,7 @@ from agents.bots import RandomBot
 from arena.config import get_preset, presets, resolve_rules
 from arena.engine import GameSetup
 from arena.referee import play_sync
+from arena.rules.cupid import link
 from arena.rules.setup import center_allowed
 from arena.rules.victory import _wolves_meet_goal, camp_of
 from arena.types import Camp, Role, Winner, is_wolf_card
@@ -96,15 +97,16 @@ def check_visibility(game) -> list[str]:
             if seen != {e.cupid} or state.card(e.cupid) != Role.CUPID:
                 problems.append(f"{where}: Cupid's link shown to {seen}")
         elif e.type == "lovers_recognised":
-            camp = set(state.lovers or ())
+            linked = link(state)
+            camp = set(linked.lovers or ())
             if game.sw.witness:  # 003: the whole lovers camp knows each other (R147)
-                camp |= {x for x in (state.cupid, state.witness) if x is not None}
-            if state.lovers is None or seen != camp or set(e.lovers) != set(state.lovers):
-                problems.append(f"{where}: lovers' recognition shown to {seen}, lovers {state.lovers}")
+                camp |= {x for x in (linked.cupid, linked.witness) if x is not None}
+            if linked.lovers is None or seen != camp or set(e.lovers) != set(linked.lovers):
+                problems.append(f"{where}: lovers' recognition shown to {seen}, lovers {linked.lovers}")
             if e.roles is not None and not game.sw.lovers_know_roles:
                 problems.append(f"{where}: lovers shown cards with lovers_know_roles=false")
         elif e.type == "witness_named":
-            camp = {state.cupid, *(state.lovers or ()), *([e.witness] if e.witness is not None else [])}
+            camp = {link(state).cupid, *(link(state).lovers or ()), *([e.witness] if e.witness is not None else [])}
             if seen != camp:
                 problems.append(f"{where}: witness shown to {seen}, camp {camp}")
         elif e.type == "seers_met":
@@ -130,7 +132,7 @@ def check_winner(game) -> list[str]:
         return [f"village won with {camps}"]
     if winner == Winner.LOVERS and (not alive or any(c != Camp.LOVERS for c in camps.values())):
         return [f"lovers won with {camps}"]
-    if winner == Winner.LOVERS and state.lovers is None:
+    if winner == Winner.LOVERS and link(state).lovers is None:
         return ["lovers won without a link"]
     if winner == Winner.WOLVES and not _wolves_meet_goal(state, alive):
         return [f"wolves won without meeting their goal ({state.win_reason}); alive {camps}"]

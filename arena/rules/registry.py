@@ -136,6 +136,10 @@ class RoleSpec:
     absorbed_hit_shown: Callable[["Game", "Night", int], bool] | None = None
     #: R133, R169: this seat's skills were taken by the card's holder (the elder's penalty, the fire wolf).
     takes_skills: Callable[["GameState", int], bool] | None = None
+    #: R40, R143: a seat's partner through a link the card made (Cupid's lovers); None: none.
+    partner: Callable[["GameState", int], int | None] | None = None
+    #: R144, R170: a seat's camp through a link the card made; None: the camp of his card.
+    camp_of: Callable[["GameState", int], Camp | None] | None = None
     #: R139: the holder is removed at once when his skill is lost.
     dies_without_skill: Callable[["GameState", int], bool] | None = None
     #: R173: the side-kill class the holder counts in instead of the board's god/villager lists.
@@ -276,6 +280,14 @@ class Registry:
     @cached_property
     def skill_takers(self) -> tuple[Callable[["GameState", int], bool], ...]:
         return tuple(s.takes_skills for s in self.specs.values() if s.takes_skills is not None)
+
+    @cached_property
+    def partner_hooks(self) -> tuple[Callable[["GameState", int], int | None], ...]:
+        return tuple(s.partner for s in self.specs.values() if s.partner is not None)
+
+    @cached_property
+    def camp_hooks(self) -> tuple[Callable[["GameState", int], Camp | None], ...]:
+        return tuple(s.camp_of for s in self.specs.values() if s.camp_of is not None)
 
     @cached_property
     def voteless_hooks(self) -> tuple[Callable[["GameState", int], bool], ...]:

@@ -27,25 +27,11 @@ def camp_of(state: GameState, seat: int) -> Camp:
 
 
 def _camp_of(state: GameState, seat: int) -> Camp:
-    sw = state.rules.switches
-    card = state.card(seat)
-    lovers = state.lovers
-    if lovers:
-        a, b = lovers
-        mixed = is_wolf_card(state.card(a)) != is_wolf_card(state.card(b))
-        both_wolves = is_wolf_card(state.card(a)) and is_wolf_card(state.card(b))
-        is_lover = seat in lovers
-        # The seat that linked them (a maid who later takes the Cupid card is not him, OQ49); 003's witness
-        # belongs to the lovers camp with Cupid (R147).
-        is_cupid = seat == state.cupid or seat == state.witness
-        mode = sw.cupid_camp
-        if mode == "always_third" and (is_lover or is_cupid):
-            return Camp.LOVERS
-        if mixed and (is_lover or (is_cupid and mode != "always_good")):
-            return Camp.LOVERS
-        if both_wolves and is_cupid and mode == "follows_lovers":
-            return Camp.WOLVES
-    return Camp.WOLVES if is_wolf_card(card) else Camp.VILLAGE
+    for hook in registry().camp_hooks:  # R144, R170: Cupid's link
+        camp = hook(state, seat)
+        if camp is not None:
+            return camp
+    return Camp.WOLVES if is_wolf_card(state.card(seat)) else Camp.VILLAGE
 
 
 def contenders(state: GameState) -> set[Camp]:
