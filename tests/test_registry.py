@@ -130,3 +130,31 @@ def test_the_test_only_hermit_survives_the_first_nights_knife_only() -> None:
     assert first.state.is_alive(9) and not first.state.deaths
     second = _play_knifing("test-hermit-9", deal, victim=9, nights=2)
     assert not second.state.is_alive(9) and second.state.deaths[0].phase == "N2"
+
+
+@pytest.mark.parametrize("preset", ["cupid-tucheng-9", "std-12-idiot", "std-12-elder", "test-mixed-12",
+                                    "lyingman-s3-cupid-thief-12", "advanced-seed003"])
+def test_every_role_record_is_rebuilt_from_the_log(preset: str) -> None:
+    """#18: the link, the idiot's reveals, the vote restrictions and the lost skills are role records, not
+    GameState fields: replaying a whole bot game's log through the reducer rebuilds every record."""
+    from agents.bots import RandomBot
+    from arena.config import get_preset
+    from arena.engine import GameSetup
+    from arena.referee import play_sync
+    from arena.state import Player, apply_event
+
+    fields = {f.name for f in dataclasses.fields(GameState)} | {f.name for f in dataclasses.fields(Player)}
+    assert not fields & {"lovers", "cupid", "witness", "disabled", "vote_restriction", "idiot_revealed"}
+    n = get_preset(preset).players
+    changed = False
+    for seed in range(3):
+        game = play_sync(GameSetup(preset=preset, seed=seed), [RandomBot(s, seed) for s in range(1, n + 1)]).game
+        first = next(e for e in game.log if e.type == "role_assigned")
+        deal = {e.seat: e.role for e in game.log if e.type == "role_assigned" and e.phase == first.phase}
+        replayed = GameState(rules=game.state.rules, players={s: Player(s, deal.get(s, game.state.card(s)))
+                                                               for s in game.state.players})
+        for event in game.log:
+            apply_event(replayed, event)
+        assert replayed.records == game.state.records, (preset, seed)
+        changed |= replayed.records != registry().initial_records()
+    assert changed, preset
