@@ -156,6 +156,13 @@ _NO_STATE_CHANGE: frozenset[type] = frozenset({
 })
 #: Events whose case below changes a card or the lovers/witness links (what a camp is made of).
 _CARD_OR_LINK = frozenset[type]((ev.RoleAssigned, ev.LoversLinked, ev.WitnessNamed))
+#: Events that change only a role's record: once folded they leave the reducer without walking the match
+#: (the same classes as the match's record case below; tests/test_registry.py holds the two together).
+_RECORD_ONLY: frozenset[type] = frozenset({
+    ev.GuardProtected, ev.WitchSaved, ev.WitchPoisoned, ev.HuntingGunFired, ev.BrotherKill, ev.FireWolfUsed,
+    ev.MaidSwapped, ev.ElderLifeLost, ev.VotersPunished, ev.ScapegoatBan, ev.SkillsLost, ev.LoversLinked,
+    ev.WitnessNamed,
+})
 
 
 #: Event class -> the role records it changes (the registry's ``record_folds``), loaded on first use.
@@ -182,6 +189,8 @@ def apply_event(state: GameState, e: Event) -> None:
         records = state.records
         for record_kind, fold in folds:
             records[record_kind] = fold(records[record_kind], e, state)
+        if kind in _RECORD_ONLY:
+            return
     match e:
         case ev.PhaseStarted():
             state.phase = e.phase
@@ -227,6 +236,6 @@ def apply_event(state: GameState, e: Event) -> None:
         case (ev.GuardProtected() | ev.WitchSaved() | ev.WitchPoisoned() | ev.HuntingGunFired() | ev.BrotherKill()
               | ev.FireWolfUsed() | ev.MaidSwapped() | ev.ElderLifeLost() | ev.VotersPunished() | ev.ScapegoatBan()
               | ev.SkillsLost() | ev.LoversLinked() | ev.WitnessNamed()):
-            pass  # a role's own record: folded above by the role's spec
+            pass  # a role's own record: folded above by the role's spec (_RECORD_ONLY returned there)
         case _:
             assert_never(e)

@@ -56,12 +56,19 @@ class Role(str):
 
 
 def _card_id(value: str) -> Role:
+    known = _CARD_IDS.get(value)  # events name a card many times a game: check each id once, share one Role
+    if known is not None:
+        return known
     if not _CARD_ID.fullmatch(value):
         raise ValueError(f"not a card id: {value!r} (lower-case letters and underscores, e.g. 'witch')")
-    return Role(value)
+    role = Role(value)
+    if len(_CARD_IDS) < 256:  # bounded: a file naming thousands of made-up cards does not grow it for ever
+        _CARD_IDS[value] = role
+    return role
 
 
 _CARD_ID = re.compile(r"[a-z][a-z_]*")
+_CARD_IDS: dict[str, Role] = {}  # the ids validated so far (a handful: the cards of the boards played)
 
 for _name in ("villager", "werewolf", "seer", "witch", "hunter", "guard", "elder", "idiot", "cupid", "thief",
               "little_girl", "scapegoat", "traveler", "maid", "white_wolf_king", "black_wolf_king", "war_wolf",

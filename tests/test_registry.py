@@ -158,3 +158,20 @@ def test_every_role_record_is_rebuilt_from_the_log(preset: str) -> None:
         assert replayed.records == game.state.records, (preset, seed)
         changed |= replayed.records != registry().initial_records()
     assert changed, preset
+
+
+def test_record_only_events_leave_the_reducer_early() -> None:
+    """The reducer returns after folding a _RECORD_ONLY event (speed): that set is exactly the match's
+    record case, and every one of them has a fold."""
+    import ast
+    import inspect
+
+    from arena import state
+
+    tree = ast.parse(inspect.getsource(state.apply_event))
+    record_case = next(c for c in ast.walk(tree) if isinstance(c, ast.match_case)
+                       and "GuardProtected" in ast.unparse(c.pattern))
+    named = {n.attr for n in ast.walk(record_case.pattern) if isinstance(n, ast.Attribute)}
+    assert named == {k.__name__ for k in state._RECORD_ONLY}
+    folded = set(registry().record_folds)
+    assert state._RECORD_ONLY <= folded

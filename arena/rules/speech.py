@@ -113,7 +113,8 @@ def speeches(game: "Game", order: list[int], kind: str, *, election: bool = Fals
         text = yield from game.ask(seat, decision, speak_legal(game, seat, last=i == len(order) - 1), "pass",
                                    context={"speech": kind})
         game.emit(Speech(phase=game.state.phase, seat=seat, kind=kind, text=text))
-        yield from beliefs.after_speech(game, seat, kind)
+        if game.setup.beliefs:  # most tables elicit none: no generator per speech then
+            yield from beliefs.after_speech(game, seat, kind)
         for hook in registry().after_speech_hooks:  # R138 (004 §C): the revealed idiot may talk with him
             yield from hook(game, seat, kind, election)
 
