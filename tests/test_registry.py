@@ -63,19 +63,13 @@ def test_every_step_is_called_for_a_card_of_its_role_or_always() -> None:
             assert step.called_for is not None or spec.camp == Camp.WOLVES, step.name
 
 
-def test_every_state_field_is_the_tables_or_owned_by_one_role() -> None:
-    """Roles do not add flags to the game state unannounced: a field is the table's own (seats, phase,
-    badge, deaths, result) or declared by exactly one role's spec."""
+def test_roles_add_no_fields_to_the_game_state() -> None:
+    """Roles do not add flags to the game state: its fields are the table's own (seats, phase, badge,
+    deaths, result); a role's own state is its record in ``records``."""
     table = {"rules", "players", "version", "cards_version", "center", "phase", "sheriff", "badge", "aux_police",
              "deaths", "winner", "win_reason", "records", "_derived"}
-    owners: dict[str, list[Role]] = {}
-    for role, spec in registry().specs.items():
-        for name in spec.state:
-            owners.setdefault(name, []).append(role)
     fields = {f.name for f in dataclasses.fields(GameState)}
-    assert not {n for n, o in owners.items() if len(o) > 1}, owners
-    assert set(owners) <= fields, set(owners) - fields
-    assert fields - table == set(owners), f"state fields nobody owns: {sorted(fields - table - set(owners))}"
+    assert fields == table, f"state fields that are not the table's: {sorted(fields - table)}"
 
 
 def test_role_records_are_one_per_role_and_folded_only_by_the_reducer() -> None:

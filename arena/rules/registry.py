@@ -144,8 +144,6 @@ class RoleSpec:
     dies_without_skill: Callable[["GameState", int], bool] | None = None
     #: R173: the side-kill class the holder counts in instead of the board's god/villager lists.
     side_class: Callable[["GameState"], Literal["god", "villager"] | None] | None = None
-    #: The :class:`arena.state.GameState` fields this role owns (written only by its events).
-    state: tuple[str, ...] = ()
     #: The role's own record (potions left, a skill used...), folded from its events by the reducer.
     record: RoleState[Any] | None = None
 
