@@ -29,6 +29,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arena.narration import LANGS, PROMPTS_DIR
+from arena.table import MARKER_ICON, wolf_cards
 from arena.web.room import Room, TableError, TableSpec, Watcher
 
 ASSETS = Path(__file__).resolve().parent / "assets"
