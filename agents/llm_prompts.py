@@ -18,9 +18,10 @@ Memory strategies:
              speaking orders dropped, speeches cut short); a digest never changes once written,
              so the prefix stays cacheable and the prompt grows by a bounded amount per day.
 
-Other players' speeches are untrusted data: each is quoted inside ``<speech seat=N>…</speech>``
-on one line, with angle brackets, line breaks and the referee's mark neutralised, so no text a
-player says can close the quote or start a line in the referee's voice.
+Other players' speeches are untrusted data: each is quoted on one line, inside
+``<speech seat=N>…</speech>`` (full memory) or ``#N: «…»`` (summary memory, ``N号：「…」`` in
+Chinese: fewer tokens), with angle brackets and those quote marks, line breaks and the referee's mark
+neutralised, so no text a player says can close the quote or start a line in the referee's voice.
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ LANGS = ("en", "zh")
 SKIPPED_EVENTS = frozenset({"night_step", "thought", "player_died", "phase_started"})
 #: Angle brackets and their look-alikes (fullwidth, small form, CJK, mathematical): a model reads
 #: ``＜/speech＞`` as the tag it resembles.
-_ANGLES = str.maketrans({c: "‹" for c in "<＜﹤〈⟨〈"} | {c: "›" for c in ">＞﹥〉⟩〉"})
+# Whatever a player writes, it cannot close the quote its line is in: the summary's «…» and 「…」 as
+# well as the full record's <speech>…</speech>.
+_ANGLES = str.maketrans({c: "‹" for c in "<＜﹤〈⟨〈«"} | {c: "›" for c in ">＞﹥〉⟩〉»"} | {"「": "『", "」": "』"})
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,8 @@ class EventRenderer:
 
     def seats(self, seats: Iterable[int]) -> str:
         seats = list(seats)
-        return self.sep.join(self.s(x) for x in seats) if seats else self.t["none_seats"]
+        sep = str(self.t.get("seat_sep", self.sep))  # "#1 #3 #4": a third fewer tokens than "#1, #3, #4"
+        return sep.join(self.s(x) for x in seats) if seats else self.t["none_seats"]
 
     @property
     def sep(self) -> str:
@@ -148,6 +152,7 @@ class EventRenderer:
         the same facts as one line per ballot in fewer tokens."""
         out: list[str] = []
         skip = set(self.t.get("kept_skip", ()))
+        events = self._digest_events(events)  # "Died: #8" right after "#8 is exiled" says nothing new
         i = 0
         while i < len(events):
             e = events[i]
@@ -202,9 +207,10 @@ class EventRenderer:
         ``outcome_skip`` (besides ``digest_skip``) and the "nothing happened" ones (a peaceful night,
         an empty knife, nobody exiled), each phase by its short name."""
         skip = set(self.t.get("digest_skip", ())) | set(self.t.get("outcome_skip", ()))
+        words = self.t.get("outcome_words") or None  # shorter words for settled facts
         phases: list[str] = []
         for phase, events in blocks:
-            facts = [b for b in (self._body(e) for e in self._digest_events(events)
+            facts = [b for b in (self._body(e, words) for e in self._digest_events(events)
                                  if e.type not in SKIPPED_EVENTS and e.type not in skip and e.type != "speech"
                                  and not _nothing_happened(e)) if b]
             sep = self.t.get("digest_sep", " ")
@@ -240,11 +246,11 @@ class EventRenderer:
         return fmt(self.t.get("digest_phase_night" if phase.startswith("N") else "digest_phase_day", "{p}"),
                    n=phase[1:], p=phase)
 
-    def _body(self, e: Event) -> str | None:
+    def _body(self, e: Event, words: dict[str, str] | None = None) -> str | None:
         """One event as the seat reads it (without the referee mark), or None for an event the record
         does not show as a line (SKIPPED_EVENTS). Every event class has its case: a new one fails the
         type checker here (assert_never) and tests/test_coverage.py until it gets its words."""
-        w = self.t["events"]  # the words of event lines
+        w = self.t["events"] if not words else {**self.t["events"], **words}  # the words of event lines
         s, seats = self.s, self.seats
         match e:
             case ev.PhaseStarted() | ev.NightStep() | ev.Thought() | ev.PlayerDied():
@@ -512,8 +518,8 @@ class PromptBuilder:
         sy = self.book.system
         deck = self.deck(observation)
         card = self.memory == "summary" and "card" in sy
-        role = observation.view().role if card else None
-        role = getattr(role, "value", role)
+        view = observation.view()
+        role = getattr(view.role, "value", view.role) if card else None
         table_lines: list[str] = []
         seat_lines: list[str] = []
         for switch, table in ((sy.get("card_rules") if card else sy.get("rules")) or {}).items():
@@ -527,7 +533,10 @@ class PromptBuilder:
             if not all(observation.switches.get(n) for n in needs):
                 continue
             audience = table.get("_for", "all") if card else "all"
-            if audience != "all" and role not in audience:
+            if audience == "wolves":  # the wolf team, whatever their cards
+                if self.seat not in (view.wolves or ()):
+                    continue
+            elif audience != "all" and role not in audience:
                 continue
             kinds = table.get("_kinds") if card else None
             if (kinds is None) != (kind is None) or (kinds is not None and kind not in kinds):
@@ -776,9 +785,22 @@ class PromptBuilder:
         text = fmt(d["proposals"], items=d.get("list_sep", ", ").join(
             fmt(d["proposal_item" if t is not None else "proposal_item_none"], seat=r.s(s), target=r.s(t))
             for s, t in pairs)) if pairs else d["proposals_none"]
+        own = self.own_proposal() if self.memory == "summary" and "proposal_own" in d else None
+        if own is not None:  # summary memory keeps no proposal line in the record: say the seat's own here
+            text += fmt(d["proposal_own"], target=r.s(own[0])) if own[0] is not None else d["proposal_own_none"]
         if ctx.get("vetoed"):
             text += fmt(d["vetoed_note"], seats=r.seats(ctx["vetoed"]))
         return text
+
+    def own_proposal(self) -> tuple[int | None] | None:
+        """This seat's latest proposal of the night the prompt is built in, if it made one."""
+        phase = self._events[-1].phase if self._events else None
+        for e in reversed(self._events):
+            if e.phase != phase:
+                break
+            if e.type == "wolf_proposal" and e.seat == self.seat:
+                return (e.target,)
+        return None
 
     def repair(self, error: str, legal_text: str) -> str:
         return fmt(self.book.decisions["repair"], error=error, legal=legal_text).strip()
