@@ -210,7 +210,12 @@ class EventRenderer:
         words = self.t.get("outcome_words") or None  # shorter words for settled facts
         phases: list[str] = []
         for phase, events in blocks:
-            facts = [b for b in (self._body(e, words) for e in self._digest_events(events)
+            kept = self._digest_events(events)
+            # a self-destructed seat's reveal says what its outcome words already say ("#2 (wolf) self-destructs")
+            kept = [e for i, e in enumerate(kept) if not (
+                words and "self_destructed" in words and e.type == "role_revealed" and i
+                and kept[i - 1].type == "self_destructed" and kept[i - 1].seat == e.seat)]
+            facts = [b for b in (self._body(e, words) for e in kept
                                  if e.type not in SKIPPED_EVENTS and e.type not in skip and e.type != "speech"
                                  and not _nothing_happened(e)) if b]
             sep = self.t.get("digest_sep", " ")
