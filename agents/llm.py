@@ -63,7 +63,9 @@ class LLMAgentOptions(BaseModel):
 
     lang: Literal["en", "zh"] | None = Field(default=None, description="None: the observation's language")
     memory: Literal["full", "summary"] = "full"
-    summary_window: int = Field(default=2, ge=1, description="phases kept verbatim under summary memory")
+    summary_window: int = Field(default=1, ge=1, description=(
+        "phases kept verbatim under summary memory (1: the current one; the phase before keeps no speech "
+        "under summary memory, so it reads as well, in fewer tokens, as a digest line)"))
     summary_speech_chars: int | None = Field(default=None, ge=20, description=(
         "summary memory: speeches in the phases kept are cut to this (None: the template's "
         "summary_speech_chars, 200 in English, 100 in Chinese)"))

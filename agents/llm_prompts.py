@@ -485,7 +485,7 @@ class BuiltPrompt:
 
 
 class PromptBuilder:
-    def __init__(self, lang: str, seat: int, *, memory: str = "full", window: int = 2,
+    def __init__(self, lang: str, seat: int, *, memory: str = "full", window: int = 1,
                  speech_chars: int | None = None, self_destruct: str = "own_turn"):
         if memory not in ("full", "summary"):
             raise ValueError(f"unknown memory strategy {memory!r}; use full or summary")
