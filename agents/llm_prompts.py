@@ -417,12 +417,13 @@ def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: 
     blocks = phase_blocks(events)
     parts: list[str] = []
     digest_phases: list[str] = []
+    has_digest = False  # the first part is the digest
     if strategy == "summary":
         t = renderer.t
         old, recent = (blocks[: len(blocks) - window], blocks[len(blocks) - window:]) if len(blocks) > window \
             else ([], blocks)
         if old:
-            digest_lines = [t.get("summary_title", "Summary:")]
+            digest_lines = [title] if (title := t.get("summary_title", "")) else []
             # Days before the last `digest_days` are folded further, into one line of outcomes (deaths,
             # exiles, the badge...), which the number of players bounds however long the game.
             days = int(t.get("digest_days", 0))
@@ -439,7 +440,9 @@ def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: 
                 line = renderer.phase_line(phase, evs)
                 if line:
                     digest_lines.append(line)
-            parts.append("\n".join(digest_lines) + "\n")
+            if digest_lines:  # else nothing to tell from the older phases (say, a quiet first night)
+                parts.append("\n".join(digest_lines) + "\n")
+                has_digest = True
         limit = speech_chars or int(t.get("summary_speech_chars", 200))
         earlier = int(t.get("digest_speech_chars", limit))  # 0: the phase before keeps no speech
         for i, (phase, evs) in enumerate(recent):
@@ -455,7 +458,7 @@ def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: 
     record = {"strategy": strategy, "events": len(events), "phases": len(blocks)}
     if strategy == "summary":
         record.update(digested=digest_phases, verbatim=[p for p, _ in recent])
-    return History(parts=parts, record=record, digest=bool(digest_phases))
+    return History(parts=parts, record=record, digest=has_digest)
 
 
 # ---- the whole prompt --------------------------------------------------------------------
