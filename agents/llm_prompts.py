@@ -654,7 +654,12 @@ class PromptBuilder:
         night = view.phase.startswith("N")
         phase_name = fmt(d["phase_night" if night else "phase_day"], n=view.phase[1:])
         now_key = "now_short" if self.memory == "summary" and "now_short" in d else "now"
-        now = fmt(d[now_key], phase_name=phase_name, alive=r.seats(sorted(view.alive)), sheriff=r.s(view.sheriff))
+        order = self.speaking_order(view, self._events)
+        # summary memory: when today's speaking order lists exactly the living, it is the alive list too
+        order_is_alive = (self.memory == "summary" and "now_ordered" in d and order is not None
+                          and sorted(order) == sorted(view.alive))
+        now = fmt(d["now_ordered" if order_is_alive else now_key], phase_name=phase_name,
+                  alive=r.seats(sorted(view.alive)), sheriff=r.s(view.sheriff))
         ctx = dict(request.context or {})
         fields: dict[str, Any] = {"seat": self.seat, "phase": request.phase, "legal": legal_text, "kind": request.kind}
         for key, value in ctx.items():
@@ -680,11 +685,21 @@ class PromptBuilder:
         ask = [*rules, fmt(template, **fields)]
         if belief_seats:
             ask.append(d["beliefs_short" if self.memory == "summary" and "beliefs_short" in d else "beliefs_ask"])
-        return {"state": "\n".join([now, *self.state_lines(view, self._events)]),
+        return {"state": "\n".join([now, *self.state_lines(view, self._events, order_is_alive=order_is_alive)]),
                 "notes": fmt(d["notes"], notes=notes) if notes else d["no_notes"],
                 "question": "\n".join(ask)}
 
-    def state_lines(self, view: SeatView, events: Sequence[Any]) -> list[str]:
+    @staticmethod
+    def speaking_order(view: SeatView, events: Sequence[Any]) -> list[int] | None:
+        """Today's speaking order, once the referee has announced it."""
+        for e in reversed(events):
+            if e.phase != view.phase:
+                return None
+            if e.type == "speech_order":
+                return list(e.order)
+        return None
+
+    def state_lines(self, view: SeatView, events: Sequence[Any], *, order_is_alive: bool = False) -> list[str]:
         """What this seat knows, gathered from its visible events so that it need not dig through the
         record: its own checks, potions and guards, today's speaking order, the public claims (as
         claims) and the votes so far. Volatile, so it sits with the question, after the cached prefix."""
@@ -744,7 +759,7 @@ class PromptBuilder:
         if role == "guard" or guards:
             lines.append(fmt(st["guards"], items=r.sep.join(guards)) if guards else st["guards_none"])
         if order:
-            lines.append(fmt(st["speaking_order"], order=r.seats(order)))
+            lines.append(fmt(st["speaking_order_alive" if order_is_alive else "speaking_order"], order=r.seats(order)))
         ledger = [fmt(st["claim_seat"], seat=r.s(s), items=r.sep.join(items)) for s, items in sorted(claims.items()) if items]
         if ledger:
             lines.append(fmt(st["claims"], items=st.get("claims_sep", "; ").join(ledger)))
