@@ -274,13 +274,11 @@ def build_view_data(path: str | Path, lang: str | None = None) -> dict[str, Any]
         }
 
     return {
-        "meta": {
-            "game_id": header.game_id, "preset": header.preset, "seed": header.seed, "players": players,
-            "lang": lang, "transcript_lang": header.lang, "package_version": header.package_version,
-            "agents": [{"seat": a.seat, "spec": a.spec, "label": a.label} for a in header.agents],
-            "complete": result is not None, "torn": torn, "source": Path(path).name,
-            "wolf_cards": wolf_cards(), "marker_icon": MARKER_ICON,
-        },
+        "meta": page_meta(
+            game_id=header.game_id, preset=header.preset, seed=header.seed, players=players, lang=lang,
+            transcript_lang=header.lang, package_version=header.package_version,
+            agents=[{"seat": a.seat, "spec": a.spec, "label": a.label} for a in header.agents],
+            complete=result is not None, torn=torn, source=Path(path).name),
         "events": events_json,
         "decisions": decisions_json,
         "views": views,
@@ -291,6 +289,20 @@ def build_view_data(path: str | Path, lang: str | None = None) -> dict[str, Any]
             "abandoned": result.abandoned,
         },
         "labels": {code: page_labels(code) for code in LANGS},
+    }
+
+
+def page_meta(*, game_id: str, preset: str, seed: int | str, players: int, lang: str, transcript_lang: str,
+              package_version: str, agents: list[dict[str, Any]], complete: bool, torn: bool,
+              source: str) -> dict[str, Any]:
+    """The page's ``meta``: the one builder of it for the replay page and for the web table's live page
+    (arena/web/app.py), which viewer.js reads alike. Every key is a required argument, so a key added here
+    is handed by both pages or neither; the table's constants (wolf cards, seat marker icons) come with it."""
+    return {
+        "game_id": game_id, "preset": preset, "seed": seed, "players": players, "lang": lang,
+        "transcript_lang": transcript_lang, "package_version": package_version, "agents": agents,
+        "complete": complete, "torn": torn, "source": source,
+        "wolf_cards": wolf_cards(), "marker_icon": MARKER_ICON,
     }
 
 

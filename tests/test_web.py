@@ -21,6 +21,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from arena.observation import public_events, visible_events  # noqa: E402
 from arena.transcript import read_transcript  # noqa: E402
+from arena.viewer import build_view_data  # noqa: E402
 from arena.web.app import create_app  # noqa: E402
 
 PRESET = "std-12-guard"
@@ -215,9 +216,28 @@ def test_a_bad_link_gets_nothing(client: TestClient) -> None:
         assert ws.receive_json()["type"] == "error"
     assert client.get("/watch/nope").status_code == 404
     page = client.get(made["seats"]["1"]).text
-    data = json.loads(page.split('<script id="game-data" type="application/json">')[1].split("</script>")[0])
+    data = page_data(page)
     assert data["events"] == [] and list(data["views"]) == ["seat:1"] and data["meta"]["seed"] == "?"
     assert data["live"] == {"table": made["id"], "view": "seat:1", "seat": 1}
+
+
+def page_data(page: str) -> dict[str, Any]:
+    return json.loads(page.split('<script id="game-data" type="application/json">')[1].split("</script>")[0])
+
+
+def test_the_live_page_hands_viewer_js_every_key_the_replay_page_does(client: TestClient) -> None:
+    """viewer.js draws the live table and the replay from the same data: a meta key only the replay page had
+    (the seat marker icons) once broke the live page. Both build their meta with arena.viewer.page_meta."""
+    made = create(client, seed=3)
+    with client.websocket_connect(f"/ws/{made['id']}") as ws:
+        play_seat(ws)
+    live = page_data(client.get(f"/watch/{made['id']}").text)
+    replay = build_view_data(client.app.state.lobby.rooms[made["id"]].path)
+    missing = set(replay["meta"]) - set(live["meta"])
+    assert not missing, f"the live page's meta lacks {sorted(missing)}"
+    assert not set(replay) - set(live), f"the live page's data lacks {sorted(set(replay) - set(live))}"
+    assert live["meta"]["wolf_cards"] == replay["meta"]["wolf_cards"] and live["meta"]["marker_icon"]
+    assert live["meta"]["marker_icon"] == replay["meta"]["marker_icon"]
 
 
 def test_a_script_speech_is_sent_as_text_and_long_speeches_are_refused(client: TestClient) -> None:

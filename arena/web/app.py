@@ -29,7 +29,6 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arena.narration import LANGS, PROMPTS_DIR
-from arena.table import MARKER_ICON, wolf_cards
 from arena.web.room import Room, TableError, TableSpec, Watcher
 
 ASSETS = Path(__file__).resolve().parent / "assets"
@@ -93,18 +92,17 @@ class Lobby:
 
 def table_page(room: Room, watcher: Watcher) -> str:
     """The replay page's template, assets and labels, with an empty game the socket fills in."""
-    from arena.viewer import page_labels, render_html
+    from arena.viewer import page_labels, page_meta, render_html
 
     labels: dict[str, dict[str, Any]] = {}
     for code in LANGS:
         labels[code] = dict(page_labels(code))
         labels[code]["web"] = web_labels(code)
     data: dict[str, Any] = {
-        "meta": {"game_id": room.preset, "preset": room.preset, "seed": "?", "players": room.players,
-                 "lang": room.lang, "transcript_lang": room.lang, "package_version": "",
-                 "agents": [{"seat": i + 1, "spec": spec, "label": None} for i, spec in enumerate(room.specs)],
-                 "complete": True, "torn": False, "source": "",
-                 "wolf_cards": wolf_cards(), "marker_icon": MARKER_ICON},
+        "meta": page_meta(game_id=room.preset, preset=room.preset, seed="?", players=room.players, lang=room.lang,
+                          transcript_lang=room.lang, package_version="",
+                          agents=[{"seat": i + 1, "spec": spec, "label": None} for i, spec in enumerate(room.specs)],
+                          complete=True, torn=False, source=""),
         "events": [], "decisions": [], "phases": [], "result": None,
         "views": {watcher.view: {"events": [], "decisions": [], "roles_at_end": True}},
         "labels": labels,
