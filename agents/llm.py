@@ -17,21 +17,37 @@ One decision:
 Self-destruct questions (``self_destruct``, ``self_destruct_election``) are put to every living
 wolf before every speech: by default (``self_destruct="own_turn"``) the agent answers ``False``
 without a model call except right before its own speech, which keeps calls per game bounded.
-``"always"`` asks the model every time, ``"never"`` never does.
+``"always"`` asks the model every time, ``"never"`` never does. Right before its own speech the
+question is folded into the speech's: one call asks for the speech and a ``self_destruct``
+boolean; the speech is kept for the speech request that follows, if nothing has happened since
+(:class:`KeptSpeech`), and the model is asked again otherwise.
+
+The wolves' final show needs no call when the conferral already agrees: when the seat's own latest
+proposal equals every teammate's, the agent shows it (:meth:`LLMAgent._agreed_show`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.base import timed
-from agents.llm_answer import AnswerFormatError, answer_schema, belief_schema, clean_beliefs, read_answer, read_beliefs
+from agents.llm_answer import (
+    AnswerFormatError,
+    ReadAnswer,
+    answer_schema,
+    belief_schema,
+    clean_beliefs,
+    read_answer,
+    read_beliefs,
+    read_self_destruct,
+)
 from agents.llm_prompts import LANGS, PROMPTS_DIR, LastBeliefs, PromptBuilder
 from agents.providers.base import ChatMessage, GenerateOptions, Usage
 from agents.providers.secrets import FORBIDDEN_OPTIONS, redact, redact_known
@@ -44,11 +60,13 @@ from arena.actions import (
     IllegalAnswer,
     ModelUsage,
     ReplyProvenance,
+    Speak,
 )
 from arena.observation import Observation
 from arena.stopping import SeatUnreachable
 
 SELF_DESTRUCT_KINDS = frozenset({"self_destruct", "self_destruct_election"})
+WOLF_SHOW = "wolf_kill"  # the wolves' final show (R24), after their conferral
 BELIEF_UPDATE = "belief"  # the referee's belief request (arena.rules.beliefs)
 # A refused key, a forbidden model, an unknown model or path: no later call can succeed.
 FATAL_STATUSES = frozenset({401, 403, 404})
@@ -155,6 +173,7 @@ class LLMAgent:
         self.calls = 0
         self.usage = Usage()
         self.reached = False  # has the endpoint ever answered this seat?
+        self._kept: KeptSpeech | None = None  # the speech given with the last self-destruct answer
 
     @property
     def belief_mode(self) -> str:
@@ -196,68 +215,187 @@ class LLMAgent:
         return self._builders[lang]
 
     # ---- decisions that need no model -----------------------------------------------------
-    def _skip(self, request: DecisionRequest) -> Answer | None:
+    def _skip(self, observation: Observation, request: DecisionRequest) -> Answer | None:
         if request.kind in SELF_DESTRUCT_KINDS:
             policy = self.options.self_destruct
             own_turn = (request.context or {}).get("before_speaker") == self.seat
             if policy == "never" or (policy == "own_turn" and not own_turn):
                 return Answer(value=False, extras=AnswerExtras(
                     note=f"self_destruct={policy}: answered without a model call"))
+        if request.kind == WOLF_SHOW:
+            agreed = self._agreed_show(observation, request)
+            if agreed is not None:
+                return agreed
         only = _only_choice(request.legal)
         if only is not _NO_SINGLE:
             return Answer(value=only, extras=AnswerExtras(note="a single legal choice"))
         return None
+
+    def _agreed_show(self, observation: Observation, request: DecisionRequest) -> Answer | None:
+        """R24's final show when the conferral already agrees: this seat's latest proposal tonight
+        equals the latest proposal of every other knife holder (the same seat, or all no kill), so
+        the seat shows it without a model call. Anything else (a teammate who has not proposed, a
+        target since objected to) is put to the model."""
+        ctx = request.context or {}
+        wolves, proposals = ctx.get("wolves") or (), ctx.get("proposals") or ()
+        own = _latest_proposal(observation, self.seat, request.asked_in)
+        if own is _NO_SINGLE or not proposals:
+            return None
+        theirs = {p[0]: p[1] for p in proposals if isinstance(p, (list, tuple)) and len(p) == 2}
+        if set(theirs) != set(wolves) - {self.seat} or any(t != own for t in theirs.values()):
+            return None
+        try:
+            value = request.check(own)
+        except IllegalAnswer:
+            return None
+        said = "no kill" if own is None else f"#{own}"
+        note = (f"the conferral agrees ({said}, this seat's own latest proposal and every teammate's): "
+                "shown without a model call")
+        return Answer(value=value, extras=AnswerExtras(note=note, memory={"agreed": own, "note": note}))
 
     # ---- the decision --------------------------------------------------------------------
     async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
         started = time.perf_counter()
         return timed(await self._decide(observation, request), started)
 
+    def _speech_chars(self, request: DecisionRequest) -> int | None:
+        """The length a speech is asked for: the legal set's limit or the seat's own, the shorter."""
+        if getattr(request.legal, "type", None) != "text":
+            return None
+        limits = [x for x in (getattr(request.legal, "max_chars", None), self.options.speech_max_chars) if x]
+        return min(limits) if limits else None
+
     async def _decide(self, observation: Observation, request: DecisionRequest) -> Answer:
-        skipped = self._skip(request)
+        kept, self._kept = self._kept, None  # a kept speech answers only the very next request
+        if kept is not None:
+            reused = kept.answer(observation, request, self._speech_chars(request))
+            if reused is not None:
+                return reused
+        skipped = self._skip(observation, request)
         if skipped is not None:
             return skipped
+        if request.kind in SELF_DESTRUCT_KINDS and (request.context or {}).get("before_speaker") == self.seat:
+            return await self._self_destruct_with_speech(observation, request)
         lang = self.options.lang or observation.lang or "en"
-        speech_chars = None
-        if getattr(request.legal, "type", None) == "text":
-            limits = [x for x in (getattr(request.legal, "max_chars", None), self.options.speech_max_chars) if x]
-            speech_chars = min(limits) if limits else None
+        speech_chars = self._speech_chars(request)
+        builder = self.builder(lang)
         belief_update = request.kind == BELIEF_UPDATE
         if belief_update:  # day_end / every_speech: a short prompt of its own, answered with beliefs only
-            built = self.builder(lang).build_belief(observation, request, notes=self.notes, last=self.last_beliefs)
+            built = builder.build_belief(observation, request, notes=self.notes, last=self.last_beliefs)
             schema = belief_schema(built.belief_seats)
-        else:
-            built = self.builder(lang).build(observation, request, notes=self.notes,
-                                             beliefs=self.options.beliefs == "votes", speech_chars=speech_chars)
-            schema = answer_schema(request, belief_seats=built.belief_seats,
-                                   reasoning_chars=self.options.reasoning_max_chars,
-                                   notes_chars=self.options.notes_max_chars, speech_chars=speech_chars)
-        messages: list[ChatMessage] = list(built.messages)
-        attempts: list[AnswerAttempt] = []
-        usage = Usage()
-        # Retried transport failures (429, 5xx, timeouts) are not re-asks: they are listed in the
-        # record so that every fault a provider had is in the transcript; each reply's provenance too.
-        record = ModelUsage(cost_usd=0.0, provider=self.provider.name, model=self.provider.model)
-        raw_reply: Any = None
-        last_error: str | None = None
+            asked = await self._ask(built.messages, schema,
+                                    lambda reply: request.check(read_beliefs(reply.text, reply.parsed, built.belief_seats)),
+                                    lambda error: builder.belief_repair(error, built.legal_text))
+            extras = self._extras(asked, built.memory)
+            if not asked.ok:
+                return self._fallback(request, asked, extras)
+            self._remember_beliefs(observation, request, asked.value)
+            return Answer(value=asked.value, beliefs=asked.value, extras=extras)
+
+        built = builder.build(observation, request, notes=self.notes,
+                              beliefs=self.options.beliefs == "votes", speech_chars=speech_chars)
+        schema = answer_schema(request, belief_seats=built.belief_seats,
+                               reasoning_chars=self.options.reasoning_max_chars,
+                               notes_chars=self.options.notes_max_chars, speech_chars=speech_chars)
         legal_type = getattr(request.legal, "type", None)
 
+        def parse(reply: Any) -> tuple[ReadAnswer, Any]:
+            read = read_answer(reply.text, reply.parsed, legal_type)
+            return read, request.check(read.action)
+
+        asked = await self._ask(built.messages, schema, parse, lambda error: builder.repair(error, built.legal_text))
+        extras = self._extras(asked, built.memory)
+        if not asked.ok:
+            return self._fallback(request, asked, extras)
+        read, value = asked.value
+        self._keep_notes(read)
+        beliefs = clean_beliefs(read.beliefs_raw, built.belief_seats) if built.belief_seats else None
+        self._remember_beliefs(observation, request, beliefs)
+        return Answer(value=value, reasoning=read.reasoning, notes=read.notes, beliefs=beliefs, extras=extras)
+
+    async def _self_destruct_with_speech(self, observation: Observation, request: DecisionRequest) -> Answer:
+        """The self-destruct question right before this seat's own speech, asked in one call with
+        the speech: the answer carries the speech in ``action`` and the ``self_destruct`` boolean.
+        The speech is kept for the speech request that follows (:class:`KeptSpeech`); a wolf that
+        self-destructs gives none. It is asked as the speech the seat is about to give (its kind read
+        from the day so far) at the shortest length the table's rules give any speech, so that it
+        fits the speech request's own limit."""
+        from arena.rules.speech import shortest_speech
+
+        lang = self.options.lang or observation.lang or "en"
+        builder = self.builder(lang)
+        election = request.kind == "self_destruct_election"
+        speech = DecisionRequest(
+            id=request.id, seat=self.seat, kind="speech", phase=request.phase, asked_in=request.asked_in,
+            legal=Speak(max_chars=shortest_speech(str(observation.switches.get("speech_seconds", "none")))),
+            default="pass", context={"speech": _coming_speech(observation, request.asked_in, election)})
+        speech_chars = self._speech_chars(speech)
+        built = builder.build(observation, speech, notes=self.notes, beliefs=False, speech_chars=speech_chars,
+                              self_destruct_kind=str(request.kind))
+        schema = answer_schema(speech, reasoning_chars=self.options.reasoning_max_chars,
+                               notes_chars=self.options.notes_max_chars, speech_chars=speech_chars,
+                               self_destruct=True)
+
+        def parse(reply: Any) -> tuple[ReadAnswer, bool, str | None]:
+            read = read_answer(reply.text, reply.parsed, "text")
+            if request.check(read_self_destruct(read)):
+                return read, True, None  # the speech is never given: it need not be valid
+            return read, False, speech.check(read.action)
+
+        asked = await self._ask(built.messages, schema, parse, lambda error: builder.repair(error, built.legal_text))
+        extras = self._extras(asked, built.memory)
+        if not asked.ok:
+            return self._fallback(request, asked, extras)
+        read, destruct, text = asked.value
+        self._keep_notes(read)
+        if destruct:
+            extras.note = "asked with this seat's speech in one model call: it self-destructs, so the speech is not given"
+        else:
+            assert text is not None
+            self._kept = KeptSpeech.of(request, observation, str(speech.context["speech"]), text)
+            extras.note = ("asked with this seat's speech in one model call: the speech answers the speech "
+                           "request that follows, if nothing happens before it")
+        # The decision line says so too (its memory record): the prompt asked for the speech as well.
+        extras.memory = {**(extras.memory or {}), "asked_with_speech": speech.context["speech"],
+                         "speech_kept": not destruct}
+        return Answer(value=destruct, reasoning=read.reasoning, notes=read.notes, extras=extras)
+
+    def _keep_notes(self, read: ReadAnswer) -> None:
+        if read.notes:
+            self.notes = read.notes[: self.options.notes_max_chars]
+
+    @staticmethod
+    def _fallback(request: DecisionRequest, asked: "_Asked", extras: AnswerExtras) -> Answer:
+        extras.fallback, extras.error = True, asked.error
+        return Answer(value=request.default, extras=extras)
+
+    async def _ask(self, messages: list[ChatMessage], schema: Any, parse: Callable[[Any], Any],
+                   repair: Callable[[str], str]) -> "_Asked":
+        """Call the model until ``parse`` accepts a reply: an unreadable or illegal answer is re-asked
+        with the error (``repair`` words it), at most ``max_repairs`` times, within the decision
+        deadline; a provider failure is not re-asked."""
+        asked = _Asked(messages=list(messages), usage=Usage(),
+                       # Retried transport failures (429, 5xx, timeouts) are not re-asks: they are listed in
+                       # the record so that every fault a provider had is in the transcript; each reply's
+                       # provenance too.
+                       record=ModelUsage(cost_usd=0.0, provider=self.provider.name, model=self.provider.model))
+        record = asked.record
         deadline = time.monotonic() + self.provider.policy.decision_deadline
         for attempt in range(self.options.max_repairs + 1):
             if attempt and time.monotonic() >= deadline:
-                last_error = f"decision deadline of {self.provider.policy.decision_deadline:g}s passed ({last_error})"
+                asked.error = f"decision deadline of {self.provider.policy.decision_deadline:g}s passed ({asked.error})"
                 break
-            result = await self.provider.call(messages, schema=schema, options=self.generate, deadline=deadline)
+            result = await self.provider.call(asked.messages, schema=schema, options=self.generate, deadline=deadline)
             record.calls += 1
             record.retries += max(len(result.tries) - 1, 0)
             record.transport_errors += [t.error for t in result.tries if t.error]
-            usage.add(result.usage)
+            asked.usage.add(result.usage)
             record.cost_usd = (None if record.cost_usd is None or result.cost_usd is None
                                else round(record.cost_usd + result.cost_usd, 8))
             if not result.ok:
                 self._stop_if_unreachable(result)
-                last_error = f"provider error: {result.error}"
-                attempts.append(AnswerAttempt(raw=None, error=last_error))
+                asked.error = f"provider error: {result.error}"
+                asked.attempts.append(AnswerAttempt(raw=None, error=asked.error))
                 break  # the wrapper has already retried what can succeed; re-asking cannot help
             self.reached = True
             reply = result.reply
@@ -265,38 +403,19 @@ class LLMAgent:
             record.replies.append(ReplyProvenance(**reply.provenance()))
             # A server may echo what it was sent: the recorded reply never holds a known key.
             raw = redact_known(reply.text[: self.options.raw_reply_max_chars])
-            raw_reply = {"text": raw, "thinking": redact_known(reply.thinking)} if reply.thinking else raw
+            asked.raw_reply = {"text": raw, "thinking": redact_known(reply.thinking)} if reply.thinking else raw
             try:
-                if belief_update:
-                    value = request.check(read_beliefs(reply.text, reply.parsed, built.belief_seats))
-                else:
-                    read = read_answer(reply.text, reply.parsed, legal_type)
-                    value = request.check(read.action)
+                value = parse(reply)
             except (AnswerFormatError, IllegalAnswer, RecursionError) as exc:
-                last_error = redact(_why_unusable(reply, str(exc)))
-                attempts.append(AnswerAttempt(raw=raw, error=last_error))
-                builder = self.builder(lang)
-                messages = messages + [
-                    ChatMessage.of("assistant", raw or "(empty reply)"),
-                    ChatMessage.of("user", builder.belief_repair(last_error, built.legal_text) if belief_update
-                                   else builder.repair(last_error, built.legal_text)),
-                ]
+                asked.error = redact(_why_unusable(reply, str(exc)))
+                asked.attempts.append(AnswerAttempt(raw=raw, error=asked.error))
+                asked.messages = asked.messages + [ChatMessage.of("assistant", raw or "(empty reply)"),
+                                                   ChatMessage.of("user", repair(asked.error))]
                 continue
-            attempts.append(AnswerAttempt(raw=raw))
-            if belief_update:
-                self._remember_beliefs(observation, request, value)
-                extras = self._extras(messages, attempts, raw_reply, usage, record, built.memory)
-                return Answer(value=value, beliefs=value, extras=extras)
-            if read.notes:
-                self.notes = read.notes[: self.options.notes_max_chars]
-            beliefs = clean_beliefs(read.beliefs_raw, built.belief_seats) if built.belief_seats else None
-            self._remember_beliefs(observation, request, beliefs)
-            extras = self._extras(messages, attempts, raw_reply, usage, record, built.memory)
-            return Answer(value=value, reasoning=read.reasoning, notes=read.notes, beliefs=beliefs, extras=extras)
-
-        extras = self._extras(messages, attempts, raw_reply, usage, record, built.memory)
-        extras.fallback, extras.error = True, last_error
-        return Answer(value=request.default, extras=extras)
+            asked.attempts.append(AnswerAttempt(raw=raw))
+            asked.ok, asked.value = True, value
+            break
+        return asked
 
     def _remember_beliefs(self, observation: Observation, request: DecisionRequest, beliefs: Any) -> None:
         """Keep the seat's newest report for the next belief update, with how much of its log it had
@@ -314,8 +433,8 @@ class LLMAgent:
             endpoint = _endpoint(getattr(self.provider.provider, "base_url", None)) or self.provider.name
             raise SeatUnreachable(self.seat, f"{self.spec} at {endpoint}", redact(result.error or "no reply"))
 
-    def _extras(self, messages: list[ChatMessage], attempts: list[AnswerAttempt], raw_reply: Any, usage: Usage,
-                record: ModelUsage, memory: dict[str, Any]) -> AnswerExtras:
+    def _extras(self, asked: "_Asked", memory: dict[str, Any]) -> AnswerExtras:
+        record, usage, messages = asked.record, asked.usage, asked.messages
         self.calls += record.calls
         self.usage.add(usage)
         if self.options.record_prompt == "full":
@@ -326,10 +445,83 @@ class LLMAgent:
             prompt = None
         record.input, record.output, record.cached = usage.input, usage.output, usage.cached
         record.cache_write, record.reasoning = usage.cache_write, usage.reasoning
-        return AnswerExtras(attempts=attempts, prompt=prompt, raw_reply=raw_reply, usage=record, memory=memory)
+        return AnswerExtras(attempts=asked.attempts, prompt=prompt, raw_reply=asked.raw_reply, usage=record,
+                            memory=memory)
 
 
 _NO_SINGLE = object()
+
+
+@dataclass
+class _Asked:
+    """One decision's exchange with the model: the messages sent (re-asks included), every attempt,
+    the last raw reply, usage and the record; ``value`` is what the reader made of the accepted reply."""
+
+    messages: list[ChatMessage]
+    usage: Usage
+    record: ModelUsage
+    attempts: list[AnswerAttempt] = field(default_factory=list)
+    raw_reply: Any = None
+    error: str | None = None
+    ok: bool = False
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class KeptSpeech:
+    """The speech a wolf gave in its self-destruct call right before its own speech. It answers the
+    speech request that follows only if that is the very next request, in the same phase, the speech
+    kind the call asked for, and the seat has seen nothing new since (else the model is asked again)."""
+
+    request_id: int
+    phase: str
+    asked_in: str
+    speech_kind: str
+    seen: int
+    last_event: Any
+    text: str
+
+    @classmethod
+    def of(cls, request: DecisionRequest, observation: Observation, speech_kind: str, text: str) -> "KeptSpeech":
+        events = observation.events
+        return cls(request.id, request.phase, request.asked_in, speech_kind, len(events),
+                   events[-1] if events else None, text)
+
+    def answer(self, observation: Observation, request: DecisionRequest, speech_chars: int | None) -> Answer | None:
+        """The speech request's answer from the kept speech, or None when it does not fit."""
+        events = observation.events
+        if (request.kind != "speech" or request.phase != self.phase or request.asked_in != self.asked_in
+                or (request.context or {}).get("speech") != self.speech_kind or len(events) != self.seen
+                or (events[-1] if events else None) != self.last_event
+                or (speech_chars is not None and len(self.text) > speech_chars)):
+            return None
+        try:
+            value = request.check(self.text)
+        except IllegalAnswer:
+            return None
+        note = (f"given with the self-destruct answer of request {self.request_id} in one model call "
+                "(its prompt, reply, reasoning and usage are recorded there)")
+        return Answer(value=value, extras=AnswerExtras(note=note, memory={"given_with": self.request_id,
+                                                                         "note": note}))
+
+
+def _latest_proposal(observation: Observation, seat: int, phase: str) -> Any:
+    """``seat``'s latest conferral proposal in ``phase`` (a seat or None for no kill), or the
+    :data:`_NO_SINGLE` sentinel when it made none."""
+    for e in reversed(observation.events):
+        if e.type == "wolf_proposal" and e.seat == seat and e.phase == phase:
+            return e.target
+    return _NO_SINGLE
+
+
+def _coming_speech(observation: Observation, phase: str, election: bool) -> str:
+    """The kind of the speech a seat gives next in ``phase``: a PK speech once today's platform of
+    that ballot is set, else a campaign or discussion speech."""
+    ballot = "sheriff" if election else "exile"
+    pk = any(e.type == "pk_platform" and e.phase == phase and e.ballot == ballot for e in observation.events)
+    if election:
+        return "campaign_pk" if pk else "campaign"
+    return "pk" if pk else "discussion"
 
 
 def _why_unusable(reply: Any, error: str) -> str:
@@ -350,4 +542,14 @@ def _only_choice(legal: Any) -> Any:
         return None
     if kind == "option" and len(legal.options) == 1:
         return legal.options[0]
-    return _NO_SINGLE
+    forced: Any = _NO_SINGLE
+    if kind == "seats" and not legal.allow_none and legal.min_count == legal.max_count == len(legal.options):
+        forced = list(legal.options)  # every seat offered must be named
+    elif kind == "speech_order" and len(legal.starts) == 1 and len(legal.directions) == 1:
+        forced = {"start": legal.starts[0], "direction": legal.directions[0]}
+    if forced is _NO_SINGLE:
+        return forced
+    try:
+        return legal.check(forced)
+    except IllegalAnswer:  # an empty list of seats, say: the model is asked (and the referee falls back)
+        return _NO_SINGLE

@@ -18,6 +18,8 @@ from agents.providers.base import AnswerSchema
 # Kinds that ask the seat, with its vote, for P(wolf) of every living seat (issue 4, "Memory and reasoning").
 BELIEF_KINDS = frozenset({"vote", "pk_vote"})
 SPEECH_TYPES = frozenset({"text"})
+#: The key of a speech answer that also says whether the wolf self-destructs before it (agents.llm).
+SELF_DESTRUCT_KEY = "self_destruct"
 ALIASES = ("choice", "target", "seat", "vote", "answer", "value", "speech", "decision")
 
 
@@ -61,19 +63,27 @@ def action_schema(legal: Any) -> dict[str, Any]:
 
 
 def answer_schema(request: Any, *, belief_seats: list[int] | None = None, name: str = "answer",
-                  reasoning_chars: int = 1500, notes_chars: int = 600, speech_chars: int | None = None) -> AnswerSchema:
+                  reasoning_chars: int = 1500, notes_chars: int = 600, speech_chars: int | None = None,
+                  self_destruct: bool = False) -> AnswerSchema:
     """``*_chars`` become ``maxLength`` hints: grammar-constrained local servers then always close
-    their strings (a small model otherwise rambles until it runs out of tokens)."""
+    their strings (a small model otherwise rambles until it runs out of tokens). ``self_destruct``:
+    a wolf's own speech asked together with whether it self-destructs first (a boolean before the
+    speech, so the model decides before it speaks)."""
     action = action_schema(request.legal)
     if speech_chars and action.get("type") == "string" and "maxLength" in action:
         action["maxLength"] = min(action["maxLength"], speech_chars)
     props: dict[str, Any] = {
         "reasoning": {"type": "string", "maxLength": reasoning_chars,
                       "description": "private reasoning, never shown to other players"},
+    }
+    if self_destruct:
+        props[SELF_DESTRUCT_KEY] = {"type": "boolean",
+                                    "description": "true: self-destruct now, and the speech is not given"}
+    props.update({
         "action": action,
         "notes": {"type": "string", "maxLength": notes_chars,
                   "description": "a short private memo for your later decisions"},
-    }
+    })
     if belief_seats:
         props["beliefs"] = {
             "type": "object",
@@ -228,6 +238,7 @@ class ReadAnswer:
     reasoning: str | None
     notes: str | None
     beliefs_raw: Any
+    payload: dict[str, Any] | None = None  # the whole answer object (None for a bare reply)
 
 
 def read_answer(text: str, parsed: dict[str, Any] | None, legal_type: str | None) -> ReadAnswer:
@@ -261,7 +272,17 @@ def read_answer(text: str, parsed: dict[str, Any] | None, legal_type: str | None
     reasoning = payload.get("reasoning")
     notes = payload.get("notes")
     return ReadAnswer(action=action, reasoning=reasoning if isinstance(reasoning, str) else None,
-                      notes=notes if isinstance(notes, str) else None, beliefs_raw=payload.get("beliefs"))
+                      notes=notes if isinstance(notes, str) else None, beliefs_raw=payload.get("beliefs"),
+                      payload=payload)
+
+
+def read_self_destruct(read: ReadAnswer) -> Any:
+    """The raw ``self_destruct`` value of a speech answer that was asked for one;
+    :class:`AnswerFormatError` when it is missing (the request's legal set checks the value)."""
+    if read.payload is None or SELF_DESTRUCT_KEY not in read.payload:
+        raise AnswerFormatError(f'the JSON object has no "{SELF_DESTRUCT_KEY}" key; add "{SELF_DESTRUCT_KEY}": '
+                                'true (self-destruct now, no speech) or false (give the speech)')
+    return read.payload[SELF_DESTRUCT_KEY]
 
 
 def clean_beliefs(raw: Any, seats: list[int]) -> dict[int, float] | None:

@@ -829,7 +829,11 @@ class PromptBuilder:
         return fmt(self.book.decisions["repair"], error=error, legal=legal_text).strip()
 
     def build(self, observation: Observation, request: Any, *, notes: str | None = None,
-              beliefs: bool = True, speech_chars: int | None = None) -> BuiltPrompt:
+              beliefs: bool = True, speech_chars: int | None = None,
+              self_destruct_kind: str | None = None) -> BuiltPrompt:
+        """The prompt for ``request``. ``self_destruct_kind``: the request is the seat's own speech,
+        asked together with the self-destruct question of that kind that comes right before it (the
+        question ends with its clause, and the rule lines of both kinds come with it)."""
         view = observation.view()
         table_rules, seat_rules = self.rule_lines(observation)
         # Two cache marks: after the rules (every seat of the table sends the same), after the briefing.
@@ -844,8 +848,12 @@ class PromptBuilder:
         if parts:
             parts[-1] = ContentPart(text=parts[-1].text, cache=True)
         self._events = observation.events
-        asked = self.question_sections(request, view, legal_text, notes, belief_seats, speech_chars,
-                                       self.kind_rule_lines(observation, getattr(request.kind, "value", request.kind)))
+        kind_rules = self.kind_rule_lines(observation, getattr(request.kind, "value", request.kind))
+        if self_destruct_kind:
+            kind_rules += [ln for ln in self.kind_rule_lines(observation, self_destruct_kind) if ln not in kind_rules]
+        asked = self.question_sections(request, view, legal_text, notes, belief_seats, speech_chars, kind_rules)
+        if self_destruct_kind:
+            asked["question"] += "\n" + self.book.decisions["self_destruct_clause"][self_destruct_kind]
         parts.append(ContentPart(text="\n".join(asked.values())))
         user = ChatMessage(role="user", parts=tuple(parts))
         memory = dict(history.record)

@@ -146,7 +146,7 @@ def test_a_speech_and_a_list_of_seats():
 
 
 def test_self_destruct_is_answered_without_a_call_except_before_the_own_speech():
-    agent, provider = agent_with([{"reasoning": "", "action": True, "notes": ""}])
+    agent, provider = agent_with([{"reasoning": "", "self_destruct": True, "action": "unused", "notes": ""}])
     ask = lambda before: DecisionRequest(id=before, seat=5, kind="self_destruct", phase="D2", asked_in="D2",
                                          legal=ChooseBool(), default=False, context={"before_speaker": before})
     assert decide(agent, observation(), ask(3)).value is False and provider.calls == 0
@@ -366,7 +366,14 @@ def check_flaky_game(seed: int) -> int:
     assert content_errors == injected["malformed_json"] + injected["prose"] + injected["out_of_range"]
     assert transport_errors == injected["rate_limit"] + injected["server_error"] + injected["timeout"]
     speeches = [x["event"]["text"] for x in lines if x["type"] == "event" and x["event"]["type"] == "speech"]
-    assert sum(t == INJECTION_SPEECH for t in speeches) == injected["injection"]
+    # Every injected reply is recorded; it is published when it answered a speech, directly or through
+    # the wolf's self-destruct call right before its speech (not when the wolf self-destructed instead).
+    quoted = json.dumps(INJECTION_SPEECH, ensure_ascii=False)[1:-1]
+    injected_ids = {d["id"] for d in decisions if quoted in str(d["raw_reply"])}
+    assert len(injected_ids) == injected["injection"]
+    given = [d for d in decisions if d["kind"] in ("speech", "last_words")
+             and (d["id"] in injected_ids or (d["memory"] or {}).get("given_with") in injected_ids)]
+    assert sum(t == INJECTION_SPEECH for t in speeches) == len(given)
     check_no_leaks(decisions, roles)
     return sum(injected.values())
 
@@ -410,16 +417,17 @@ def test_a_hundred_flaky_games():
 def test_full_history_prompts_keep_a_stable_prefix(lang):
     """Full memory: each model call of a seat starts with the seat's whole previous prompt but for
     its last part (the state line, the notes and the question), and every prompt of a table starts
-    with the same rules block. Over two seeded games of stand-in seats at least 80% of the prompt
+    with the same rules block. Over six seeded games of stand-in seats at least 80% of the prompt
     tokens are a prefix that an account-wide provider cache can serve (issue 4's target), more than
     the prefix each seat shares with its own previous prompt (`benchmarks/llm_budget.py` measures
-    both over more games)."""
+    both over more games). The share grows with a game's length (a short game's prompts are mostly
+    new text: 64% to 87% from game to game), so it is taken over six games, not two."""
     from agents.registry import make_agent
     from arena.engine import GameSetup
     from arena.referee import run_game
 
     stable = servable = tokens = 0
-    for seed in (0, 1):
+    for seed in range(6):
         agents = [make_agent("mock:bench", seat=s, seed=seed, memory="full", lang=lang) for s in range(1, 13)]
         caches = {id(a.provider.provider.cache) for a in agents}
         assert len(caches) == 1  # one simulated account cache for the table's stand-ins

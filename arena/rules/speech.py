@@ -40,6 +40,14 @@ def speak_legal(game: "Game", seat: int, *, last: bool = False) -> Speak:
     return _speak_for(speech_seconds(game, seat, last=last))
 
 
+def shortest_speech(speech_seconds: str) -> int:
+    """R64: the fewest characters any seat's speech may be given under the switch ``speech_seconds``
+    (what an agent asks for when it asks a speech before the referee has offered it)."""
+    tiers = _SECONDS.get(speech_seconds)
+    seconds = [s for s in tiers if s is not None] if tiers else [None]
+    return min(_speak_for(s).max_chars for s in seconds)
+
+
 @lru_cache(maxsize=16)
 def _speak_for(seconds: int | None) -> Speak:
     """One immutable legal set per time limit, shared by every speech that has it."""
@@ -158,4 +166,4 @@ def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
     raise DayEnds(seat, silences_day=game.sw.self_destruct_silences_day, in_election=election)
 
 
-__all__ = ["discussion_order", "speeches", "offer_self_destruct", "speak_legal", "BadgeMoved"]
+__all__ = ["discussion_order", "speeches", "offer_self_destruct", "speak_legal", "shortest_speech", "BadgeMoved"]
