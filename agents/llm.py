@@ -490,7 +490,7 @@ class KeptSpeech:
     def answer(self, observation: Observation, request: DecisionRequest, speech_chars: int | None) -> Answer | None:
         """The speech request's answer from the kept speech, or None when it does not fit."""
         events = observation.events
-        if (request.kind != "speech" or request.phase != self.phase or request.asked_in != self.asked_in
+        if (request.kind != "speech" or request.id <= self.request_id or request.phase != self.phase or request.asked_in != self.asked_in
                 or (request.context or {}).get("speech") != self.speech_kind or len(events) != self.seen
                 or (events[-1] if events else None) != self.last_event
                 or (speech_chars is not None and len(self.text) > speech_chars)):
