@@ -445,8 +445,13 @@ def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: 
                 has_digest = True
         limit = speech_chars or int(t.get("summary_speech_chars", 200))
         earlier = int(t.get("digest_speech_chars", limit))  # 0: the phase before keeps no speech
+        budget = int(t.get("summary_phase_speech_chars", 0))  # a day of many speeches cuts each shorter
         for i, (phase, evs) in enumerate(recent):
-            lines = renderer.phase_lines(evs, limit if i == len(recent) - 1 else min(earlier, limit))
+            cut = limit if i == len(recent) - 1 else min(earlier, limit)
+            speeches = sum(1 for e in evs if e.type == "speech")
+            if budget and speeches and cut > 0:
+                cut = min(cut, max(budget // speeches, 40))
+            lines = renderer.phase_lines(evs, cut)
             if lines:
                 parts.append("\n".join([renderer.phase_header(phase), *lines]) + "\n")
     else:
@@ -541,10 +546,7 @@ class PromptBuilder:
             if not all(observation.switches.get(n) for n in needs):
                 continue
             audience = table.get("_for", "all") if card else "all"
-            if audience == "wolves":  # the wolf team, whatever their cards
-                if self.seat not in (view.wolves or ()):
-                    continue
-            elif audience != "all" and role not in audience:
+            if audience != "all" and role not in audience:
                 continue
             kinds = table.get("_kinds") if card else None
             if (kinds is None) != (kind is None) or (kinds is not None and kind not in kinds):

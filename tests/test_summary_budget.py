@@ -98,3 +98,22 @@ def test_older_days_fold_into_one_line_of_outcomes_and_the_votes_keep_the_last_d
         assert group in votes and (f"→{days + 5}" if lang == "en" else f"投给{days + 5}号") not in votes
         sizes.append(len(built.sections["digest"]) + len(built.sections["state"]))
     assert sizes[1] - sizes[0] < 80  # one more day adds a fact or two, not a day's lines
+
+
+def test_every_one_of_40_std12_seeds_stays_under_100k_prompt_tokens():
+    """Issue 17's budget: summary memory, belief mode votes, std-12-guard, stand-in seats at all twelve
+    places, prompt tokens of the whole table counted with the o200k_base vocabulary (every prompt
+    sent, cached or not): under 100k in each of the 40 games `benchmarks/llm_budget.py --memory
+    summary --games 40` plays. The stand-in's answers do not depend on the prompt text, so the games
+    are the same whatever the templates say and this checks the prompts alone."""
+    pytest.importorskip("bpe_openai")
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from llm_budget import play
+
+    totals = {seed: play("summary", seed, 0.0)["input"] for seed in range(40)}
+    over = {seed: tokens for seed, tokens in totals.items() if tokens >= 100_000}
+    assert not over, f"games over 100k prompt tokens: {over}"
+    assert sum(totals.values()) / len(totals) < 60_000  # and the mean stays well below the limit
