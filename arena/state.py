@@ -12,7 +12,7 @@ from typing import Any, Callable, Literal, TypeVar, assert_never
 from arena.config import RuleSet
 from arena import events as ev
 from arena.events import Event
-from arena.rules.registry import registry
+from arena.rules.registry import Registry, registry
 from arena.types import Cause, Role, Winner, is_wolf_card, parse_phase
 
 T = TypeVar("T")
@@ -70,6 +70,12 @@ class GameState:
     def day_number(self) -> int:
         return parse_phase(self.phase)[1]
 
+    def __post_init__(self) -> None:
+        #: The registry narrowed to this board's deck: rule code asks the hooks of the cards the game can hold.
+        #: Not a state field (the deck decides it). Set here, not by a cached_property: an attribute added after
+        #: __init__ stops CPython from specialising every attribute read on the state.
+        self.hooks: Registry = registry().dealt(self.rules.preset.cards)
+
     def record(self, kind: type[R]) -> R:
         """The role record of class ``kind`` (the reducer alone replaces it)."""
         record: R = self.records[kind]
@@ -123,11 +129,14 @@ class GameState:
 
     def skill_disabled(self, seat: int) -> bool:
         """R133, R169: the seat's skills are lost (each card that takes skills keeps its own record)."""
-        return any(took(self, seat) for took in registry().skill_takers)
+        for took in self.hooks.skill_takers:  # a loop, not any(): no generator when the deck has no such card
+            if took(self, seat):
+                return True
+        return False
 
     def partner(self, seat: int) -> int | None:
         """R40, R143: the seat's lover, through the card that made the link (Cupid's record)."""
-        for hook in registry().partner_hooks:
+        for hook in self.hooks.partner_hooks:
             other = hook(self, seat)
             if other is not None:
                 return other

@@ -70,11 +70,11 @@ def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> Ba
         cycle.number_batch(game)
         return Batch()
     state = game.state
-    roles = registry()
-    survivors = roles.survivors
+    hooks = state.hooks  # the deck's cards only
+    survivors = hooks.survivors
 
     def survives(seat: int, cs: list[Cause]) -> bool:  # R165: the war wolf dies only by exile or self-destruct
-        return any(survive(game, seat, cs) for survive in survivors)
+        return bool(survivors) and any(survive(game, seat, cs) for survive in survivors)
 
     causes: dict[int, list[Cause]] = {}
     for seat, cause in hits:
@@ -87,7 +87,7 @@ def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> Ba
         if partner is not None and state.is_alive(partner) and partner not in causes:
             if not survives(partner, [Cause.LOVER]):  # OQ52
                 causes[partner] = [Cause.LOVER]
-    for hook in roles.batch_hooks:  # R41: the elder's penalty inside the batch; a revealed idiot goes
+    for hook in hooks.batch_hooks:  # R41: the elder's penalty inside the batch; a revealed idiot goes
         for seat in hook(game, causes):
             causes[seat] = [Cause.SKILL_LOSS]
             partner = state.partner(seat)

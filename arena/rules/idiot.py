@@ -121,8 +121,11 @@ def interject(game: "Game", speaker: int, kind: str, *, election: bool = False) 
             game.emit(Speech(phase=phase, seat=speaker, kind="interjection_reply", text=reply))
 
 
-def after_speech(game: "Game", speaker: int, kind: str, election: bool) -> "Flow":
-    yield from interject(game, speaker, kind, election=election)
+def after_speech(game: "Game", speaker: int, kind: str, election: bool) -> "Flow | None":
+    """The hook after every day speech: None (no generator) unless an interjection may follow (R138)."""
+    if game.sw.idiot_after_reveal != "may_interject" or kind not in _INTERJECTABLE:
+        return None
+    return interject(game, speaker, kind, election=election)
 
 
 def reveal_on_exile(game: "Game", seat: int) -> "Flow":

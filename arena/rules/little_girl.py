@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from arena.actions import ONLY_NO, YES_OR_NO
 from arena.events import LittleGirlCaught, LittleGirlKill, LittleGirlPeeked, only
 from arena.types import Camp, Cause, Kind, Role
-from arena.rules.registry import NightStepSpec, RoleSpec, registry
+from arena.rules.registry import NightStepSpec, RoleSpec
 
 if TYPE_CHECKING:
     from arena.engine import Game
@@ -47,7 +47,7 @@ def night_step(game: "Game", night: "Night") -> "Flow":
                                    False)
         if not peek:
             continue
-        wolves = registry().knife_holders(game)
+        wolves = game.state.hooks.knife_holders(game)
         game.emit(LittleGirlPeeked(phase=night.phase, visibility=only(girl), seat=girl, wolves=wolves))
         if not wolves or not discovered(game):
             continue

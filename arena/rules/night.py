@@ -111,7 +111,7 @@ def run_night(game: "Game", number: int) -> "Flow":
             step.after(game, night)
     if not announced:
         game.announce_wolf_team()
-    for hook in registry().end_of_night_hooks:
+    for hook in game.state.hooks.end_of_night_hooks:
         hook(game, night)
     return night
 
@@ -120,7 +120,7 @@ def attack_void(game: "Game", night: Night, target: int, cause: Cause) -> bool:
     """R28: immunities applied to an attack before anything else, in the order of their ranks (war wolf,
     wild wolf on a wolf card, traveler on N1, the elder's immunity or extra life). Each role's shield may
     record a fact on the night or tell its holder (R159)."""
-    return any(shield.void(game, night, target, cause) for shield in registry().shields)
+    return any(shield.void(game, night, target, cause) for shield in game.state.hooks.shields)
 
 
 def resolve_knife(game: "Game", night: Night) -> None:

@@ -19,7 +19,7 @@ import importlib
 import pkgutil
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Any, Callable, Generic, Literal, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable, Literal, Mapping, TypeVar
 
 from arena.types import Camp, Cause, Kind, Role
 
@@ -105,8 +105,9 @@ class RoleSpec:
     end_of_night: Callable[["Game", "Night"], None] | None = None
     #: R137: the holder, just exiled, may be spared (the flow yields True when the exile does not kill).
     exile_reprieve: Callable[["Game", int], "Flow"] | None = None
-    #: Called after every day speech (the seat, the speech kind, in an election): R138's interjections.
-    after_speech: Callable[["Game", int, str, bool], "Flow"] | None = None
+    #: Called after every day speech (the seat, the speech kind, in an election): R138's interjections. Returns
+    #: None when it has nothing to ask, so most speeches build no generator.
+    after_speech: Callable[["Game", int, str, bool], "Flow | None"] | None = None
     #: Called after every exile's consequences (R160: the maid may take the exiled player's card).
     after_exile: Callable[["Game", int], "Flow"] | None = None
     #: R148: the living seats that hold the wolves' knife instead of the wolf cards (an empty list: not now).
@@ -181,6 +182,13 @@ class Registry:
     def spec(self, role: Role) -> RoleSpec:
         return self.specs[role]
 
+    def dealt(self, cards: Iterable[Role]) -> "Registry":
+        """The registry of one board: only the specs of the cards in its deck (held, dead or buried), so a
+        game asks the hooks of the cards it can hold and no others. A card's hooks act through the card's
+        own record or holder, so a card outside the deck has nothing to say; the night steps stay whole
+        (R22 calls some steps of absent cards)."""
+        return _dealt(self, frozenset(cards))
+
     def owner_of_kind(self, kind: Kind) -> Role | None:
         return next((r for r, s in self.specs.items() if kind in s.kinds), None)
 
@@ -206,7 +214,7 @@ class Registry:
         return tuple(s.after_exile for s in self.specs.values() if s.after_exile is not None)
 
     @cached_property
-    def after_speech_hooks(self) -> tuple[Callable[["Game", int, str, bool], "Flow"], ...]:
+    def after_speech_hooks(self) -> tuple[Callable[["Game", int, str, bool], "Flow | None"], ...]:
         return tuple(s.after_speech for s in self.specs.values() if s.after_speech is not None)
 
     def initial_records(self) -> dict[type, Any]:
@@ -306,6 +314,11 @@ def _night_order(registry: Registry, order: str) -> tuple[tuple[str, Nights], ..
     placed = sorted((step.sits[order][0], step.name, step.sits[order][1])
                     for step in registry.steps.values() if order in step.sits)
     return tuple((name, nights) for _, name, nights in placed)
+
+
+@lru_cache(maxsize=64)
+def _dealt(registry: Registry, cards: frozenset[Role]) -> Registry:
+    return Registry(specs={r: s for r, s in registry.specs.items() if r in cards}, steps=registry.steps)
 
 
 @lru_cache(maxsize=None)

@@ -123,8 +123,10 @@ def speeches(game: "Game", order: list[int], kind: str, *, election: bool = Fals
         game.emit(Speech(phase=game.state.phase, seat=seat, kind=kind, text=text))
         if game.setup.beliefs:  # most tables elicit none: no generator per speech then
             yield from beliefs.after_speech(game, seat, kind)
-        for hook in registry().after_speech_hooks:  # R138 (004 §C): the revealed idiot may talk with him
-            yield from hook(game, seat, kind, election)
+        for hook in game.state.hooks.after_speech_hooks:  # R138 (004 §C): the revealed idiot may talk with him
+            flow = hook(game, seat, kind, election)
+            if flow is not None:
+                yield from flow
 
 
 def offer_self_destruct(game: "Game", before_speaker: int, *, election: bool = False) -> "Flow":

@@ -27,7 +27,7 @@ def camp_of(state: GameState, seat: int) -> Camp:
 
 
 def _camp_of(state: GameState, seat: int) -> Camp:
-    for hook in registry().camp_hooks:  # R144, R170: Cupid's link
+    for hook in state.hooks.camp_hooks:  # R144, R170: Cupid's link
         camp = hook(state, seat)
         if camp is not None:
             return camp

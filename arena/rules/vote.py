@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 from arena.actions import choose_seat
 from arena.events import BallotCast, PkPlatform, REFEREE, VoteResult, PUBLIC
 from arena.rules import aux_police, speech
-from arena.rules.registry import registry
 from arena.types import Kind
 
 if TYPE_CHECKING:
@@ -75,22 +74,33 @@ def exile_weights(game: "Game") -> dict[int, float]:
 def has_vote(game: "Game", seat: int) -> bool:
     """R138, OQ42: a revealed idiot has no vote in any vote for the rest of the game, elections included."""
     state = game.state
-    return not any(voteless(state, seat) for voteless in registry().voteless_hooks)
+    for voteless in state.hooks.voteless_hooks:
+        if voteless(state, seat):
+            return False
+    return True
+
+
+def _with_vote(game: "Game") -> list[int]:
+    """The living seats that may vote and be voted for (OQ42): each deck card's ``voteless`` hook is asked
+    once per seat, and not at all on a board without such a card."""
+    state = game.state
+    seats = state.alive_seats()
+    for voteless in state.hooks.voteless_hooks:
+        seats = [s for s in seats if not voteless(state, s)]
+    return seats
 
 
 def eligible_voters(game: "Game") -> list[int]:
     """R84: the living, less a revealed idiot (R138)."""
-    voters = [s for s in game.state.alive_seats() if has_vote(game, s)]
-    for restrict in registry().voter_restrictions:  # R138, R156: the punished voters, the scapegoat's list
+    voters = _with_vote(game)
+    for restrict in game.state.hooks.voter_restrictions:  # R138, R156: the punished voters, the scapegoat's list
         voters = restrict(game, voters)
     return voters
 
 
 def eligible_targets(game: "Game") -> list[int]:
     """R83: living players; a revealed idiot cannot be voted for (OQ42)."""
-    state = game.state
-    hooks = registry().voteless_hooks
-    return [s for s in state.alive_seats() if not any(voteless(state, s) for voteless in hooks)]
+    return _with_vote(game)
 
 
 def exile_vote(game: "Game") -> "Flow":
@@ -99,7 +109,7 @@ def exile_vote(game: "Game") -> "Flow":
     _, top = yield from cast(game, "exile", voters, eligible_targets(game), 1, exile_weights(game))
     if len(top) <= 1:
         return top[0] if top else None  # no valid ballot: nobody is exiled (OQ27)
-    for tie in registry().exile_tie_hooks:  # R155, OQ47: the scapegoat dies instead; the day then ends
+    for tie in game.state.hooks.exile_tie_hooks:  # R155, OQ47: the scapegoat dies instead; the day then ends
         yield from tie(game, top)
     rule = game.sw.exile_tie
     if rule == "no_exile":

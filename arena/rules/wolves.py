@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 def knife_holders(game: "Game") -> list[int]:
     """The seats that hold the wolves' knife (:meth:`arena.rules.registry.Registry.knife_holders`)."""
-    return registry().knife_holders(game)
+    return game.state.hooks.knife_holders(game)
 
 
 def consensus(choices: dict[int, int | None]) -> int | None:
@@ -38,7 +38,7 @@ def night_step(game: "Game", night: "Night") -> "Flow":
     holders = knife_holders(game)
     if not holders:
         return
-    if registry().knife_forbidden(night):  # R153: the caught little girl is tonight's only kill
+    if game.state.hooks.knife_forbidden(night):  # R153: the caught little girl is tonight's only kill
         game.emit(WolfKnife(phase=night.phase, visibility=only(*holders, team="wolves"), target=None))
         return
     # Self-knife allowed (R25); on night 1 never a seat protected from the first kill (004 §C-conduct 5).
