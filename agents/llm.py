@@ -274,7 +274,9 @@ class LLMAgent:
         skipped = self._skip(observation, request)
         if skipped is not None:
             return skipped
-        if request.kind in SELF_DESTRUCT_KINDS and (request.context or {}).get("before_speaker") == self.seat:
+        ctx = request.context or {}
+        if (request.kind in SELF_DESTRUCT_KINDS and ctx.get("before_speaker") == self.seat
+                and ctx.get("speech") and ctx.get("max_chars")):  # the offer says which speech comes next
             return await self._self_destruct_with_speech(observation, request)
         lang = self.options.lang or observation.lang or "en"
         speech_chars = self._speech_chars(request)
@@ -317,18 +319,14 @@ class LLMAgent:
         """The self-destruct question right before this seat's own speech, asked in one call with
         the speech: the answer carries the speech in ``action`` and the ``self_destruct`` boolean.
         The speech is kept for the speech request that follows (:class:`KeptSpeech`); a wolf that
-        self-destructs gives none. It is asked as the speech the seat is about to give (its kind read
-        from the day so far) at the shortest length the table's rules give any speech, so that it
-        fits the speech request's own limit."""
-        from arena.rules.speech import shortest_speech
-
+        self-destructs gives none. It is asked as the speech the referee's offer says comes next (its
+        kind and this seat's length limit, in the offer's context)."""
         lang = self.options.lang or observation.lang or "en"
         builder = self.builder(lang)
-        election = request.kind == "self_destruct_election"
+        ctx = request.context or {}
         speech = DecisionRequest(
             id=request.id, seat=self.seat, kind="speech", phase=request.phase, asked_in=request.asked_in,
-            legal=Speak(max_chars=shortest_speech(str(observation.switches.get("speech_seconds", "none")))),
-            default="pass", context={"speech": _coming_speech(observation, request.asked_in, election)})
+            legal=Speak(max_chars=int(ctx["max_chars"])), default="pass", context={"speech": ctx["speech"]})
         speech_chars = self._speech_chars(speech)
         built = builder.build(observation, speech, notes=self.notes, beliefs=False, speech_chars=speech_chars,
                               self_destruct_kind=str(request.kind))
@@ -512,16 +510,6 @@ def _latest_proposal(observation: Observation, seat: int, phase: str) -> Any:
         if e.type == "wolf_proposal" and e.seat == seat and e.phase == phase:
             return e.target
     return _NO_SINGLE
-
-
-def _coming_speech(observation: Observation, phase: str, election: bool) -> str:
-    """The kind of the speech a seat gives next in ``phase``: a PK speech once today's platform of
-    that ballot is set, else a campaign or discussion speech."""
-    ballot = "sheriff" if election else "exile"
-    pk = any(e.type == "pk_platform" and e.phase == phase and e.ballot == ballot for e in observation.events)
-    if election:
-        return "campaign_pk" if pk else "campaign"
-    return "pk" if pk else "discussion"
 
 
 def _why_unusable(reply: Any, error: str) -> str:

@@ -148,7 +148,8 @@ def test_a_speech_and_a_list_of_seats():
 def test_self_destruct_is_answered_without_a_call_except_before_the_own_speech():
     agent, provider = agent_with([{"reasoning": "", "self_destruct": True, "action": "unused", "notes": ""}])
     ask = lambda before: DecisionRequest(id=before, seat=5, kind="self_destruct", phase="D2", asked_in="D2",
-                                         legal=ChooseBool(), default=False, context={"before_speaker": before})
+                                         legal=ChooseBool(), default=False,
+                                         context={"before_speaker": before, "speech": "discussion", "max_chars": 800})
     assert decide(agent, observation(), ask(3)).value is False and provider.calls == 0
     assert decide(agent, observation(), ask(5)).value is True and provider.calls == 1
     never, p2 = agent_with([], self_destruct="never")

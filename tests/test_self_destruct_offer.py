@@ -35,9 +35,10 @@ def observation(lang: str, role: Role = Role.WEREWOLF, switches: dict | None = N
     return Observation(seat=WOLF, players=12, preset="std-12-guard", switches=switches or SWITCHES, events=log, lang=lang)
 
 
-def offer(before: int, rid: int = 1) -> DecisionRequest:
+def offer(before: int, rid: int = 1, speech: str = "discussion") -> DecisionRequest:
+    """The referee's offer: who speaks next, which speech and that speaker's length limit."""
     return DecisionRequest(id=rid, seat=WOLF, kind="self_destruct", phase="D1", asked_in="D1", legal=YES_OR_NO,
-                           default=False, context={"before_speaker": before})
+                           default=False, context={"before_speaker": before, "speech": speech, "max_chars": 2000})
 
 
 def briefing(builder: PromptBuilder, obs: Observation) -> str:
@@ -110,13 +111,13 @@ def test_one_call_asks_the_self_destruct_question_with_the_speech(lang, election
         sent.append((messages, schema))
         return await generate(messages, schema=schema, options=options)
     provider.generate = record
+    speech_kind = "campaign" if election else "discussion"
     ask = DecisionRequest(id=1, seat=WOLF, kind=kind, phase="D1", asked_in="D1", legal=YES_OR_NO, default=False,
-                          context={"before_speaker": WOLF})
+                          context={"before_speaker": WOLF, "speech": speech_kind, "max_chars": 2000})
     asked, n = calls_for(agent, provider, observation(lang), ask)
     assert n == 1 and asked.value is False and asked.reasoning == "stay hidden" and asked.notes == "3 stays hidden"
     messages, schema = sent[0]
     question = messages[-1].parts[-1].text
-    speech_kind = "campaign" if election else "discussion"
     assert book.decisions["self_destruct_clause"][kind] in question
     assert book.events["speech_kinds"][speech_kind] in question  # the speech question itself
     if election:  # the rule line that bears on a self-destruct in the election comes with it
@@ -212,3 +213,44 @@ def test_no_offer_sentence_for_a_seat_that_cannot_self_destruct(lang):
     off = dict(SWITCHES, self_destruct=False)
     wolf_no_rule = briefing(PromptBuilder(lang, WOLF), observation(lang, switches=off))
     assert not any(s in wolf_no_rule for s in sentences)
+
+
+def test_the_referees_offer_says_which_speech_comes_next():
+    """The fold asks the speech the referee names: every self-destruct offer carries the coming
+    speech's kind and the speaker's length limit, the ones the speaker's own request then has. (The
+    agent reads them from the offer; it does not work out the day's rules itself.) An offer that does
+    not say it is asked alone."""
+    from agents.registry import make_agent
+    from arena.engine import GameSetup
+    from arena.referee import run_game
+
+    asked: list[DecisionRequest] = []
+    agents = [make_agent("bot:random", seat=s, seed=3) for s in range(1, 13)]
+    for agent in agents:  # bots answer synchronously (the referee calls decide_sync)
+        def wrap(agent=agent, decide=agent.decide_sync):
+            def recording(observation, request):
+                asked.append(request)
+                return decide(observation, request)
+            agent.decide_sync = recording
+        wrap()
+    asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=3), agents))
+    offers = [r for r in asked if r.kind in ("self_destruct", "self_destruct_election")]
+    checked = 0
+    for offer_ in offers:
+        ctx = offer_.context
+        spoken = next((r for r in asked if r.id > offer_.id and r.seat == ctx["before_speaker"]
+                       and r.kind in ("speech", "last_words")), None)
+        if spoken is None:  # the day ended first (a self-destruct)
+            continue
+        assert ctx["speech"] == spoken.context.get("speech", "last_words")
+        assert ctx["max_chars"] == spoken.legal.max_chars
+        checked += 1
+    assert checked >= 10, (len(offers), checked)
+
+    provider = MockProvider("scripted", MockConfig(script=['{"reasoning": "", "action": false, "notes": ""}']))
+    agent = LLMAgent("mock:scripted", WOLF, ManagedProvider(provider, CallPolicy(timeout=2, max_retries=1)),
+                     options=LLMAgentOptions(lang="en"))
+    bare = DecisionRequest(id=1, seat=WOLF, kind="self_destruct", phase="D1", asked_in="D1", legal=YES_OR_NO,
+                           default=False, context={"before_speaker": WOLF})
+    answer = asyncio.run(agent.decide(observation("en"), bare))
+    assert answer.value is False and provider.calls == 1 and agent._kept is None

@@ -249,8 +249,9 @@ def last_words_step(game: "Game", chain: Chain) -> "Flow":
     for d in list(chain.departed):
         if not d.speaks:
             continue
-        yield from speech.offer_self_destruct(game, before_speaker=d.seat)
-        text = yield from game.ask(d.seat, Kind.LAST_WORDS, speech.speak_legal(game, d.seat), "pass")
+        legal = speech.speak_legal(game, d.seat)
+        yield from speech.offer_self_destruct(game, before_speaker=d.seat, speech="last_words", legal=legal)
+        text = yield from game.ask(d.seat, Kind.LAST_WORDS, legal, "pass")
         game.emit(Speech(phase=game.state.phase, seat=d.seat, kind="last_words", text=text))
         yield from beliefs.after_speech(game, d.seat, "last_words")
 

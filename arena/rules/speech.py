@@ -40,14 +40,6 @@ def speak_legal(game: "Game", seat: int, *, last: bool = False) -> Speak:
     return _speak_for(speech_seconds(game, seat, last=last))
 
 
-def shortest_speech(speech_seconds: str) -> int:
-    """R64: the fewest characters any seat's speech may be given under the switch ``speech_seconds``
-    (what an agent asks for when it asks a speech before the referee has offered it)."""
-    tiers = _SECONDS.get(speech_seconds)
-    seconds = [s for s in tiers if s is not None] if tiers else [None]
-    return min(_speak_for(s).max_chars for s in seconds)
-
-
 @lru_cache(maxsize=16)
 def _speak_for(seconds: int | None) -> Speak:
     """One immutable legal set per time limit, shared by every speech that has it."""
@@ -116,10 +108,10 @@ def speeches(game: "Game", order: list[int], kind: str, *, election: bool = Fals
     for i, seat in enumerate(order):
         if not game.state.is_alive(seat) and not election:
             continue
-        yield from offer_self_destruct(game, before_speaker=seat, election=election)
+        legal = speak_legal(game, seat, last=i == len(order) - 1)
+        yield from offer_self_destruct(game, before_speaker=seat, election=election, speech=kind, legal=legal)
         decision = Kind.LAST_WORDS if kind == "last_words" else Kind.SPEECH
-        text = yield from game.ask(seat, decision, speak_legal(game, seat, last=i == len(order) - 1), "pass",
-                                   context={"speech": kind})
+        text = yield from game.ask(seat, decision, legal, "pass", context={"speech": kind})
         game.emit(Speech(phase=game.state.phase, seat=seat, kind=kind, text=text))
         if game.setup.beliefs:  # most tables elicit none: no generator per speech then
             yield from beliefs.after_speech(game, seat, kind)
@@ -129,14 +121,17 @@ def speeches(game: "Game", order: list[int], kind: str, *, election: bool = Fals
                 yield from flow
 
 
-def offer_self_destruct(game: "Game", before_speaker: int, *, election: bool = False) -> "Flow":
-    """Offer every eligible wolf the chance to self-destruct now; the lowest accepting seat acts (OQ22)."""
+def offer_self_destruct(game: "Game", before_speaker: int, *, election: bool = False, speech: str,
+                        legal: Speak) -> "Flow":
+    """Offer every eligible wolf the chance to self-destruct now; the lowest accepting seat acts (OQ22).
+    The offer says which speech comes next (its kind and the speaker's length limit, ``legal``), so a
+    wolf about to speak can weigh both in one answer (an LLM agent asks them in one model call)."""
     eligible = registry().self_destruct_seats(game)
     if not eligible:
         return
     kind = Kind.SELF_DESTRUCT_ELECTION if election else Kind.SELF_DESTRUCT
-    requests = [game.request(s, kind, YES_OR_NO, False, context={"before_speaker": before_speaker})
-                for s in eligible]
+    context = {"before_speaker": before_speaker, "speech": speech, "max_chars": legal.max_chars}
+    requests = [game.request(s, kind, YES_OR_NO, False, context=context) for s in eligible]
     answers = yield from game.ask_all(requests)
     takers = sorted(s for s, yes in answers.items() if yes)
     if takers:
@@ -168,4 +163,4 @@ def self_destruct(game: "Game", seat: int, *, election: bool) -> "Flow":
     raise DayEnds(seat, silences_day=game.sw.self_destruct_silences_day, in_election=election)
 
 
-__all__ = ["discussion_order", "speeches", "offer_self_destruct", "speak_legal", "shortest_speech", "BadgeMoved"]
+__all__ = ["discussion_order", "speeches", "offer_self_destruct", "speak_legal", "BadgeMoved"]
