@@ -48,7 +48,7 @@ from agents.llm_answer import (
     read_beliefs,
     read_self_destruct,
 )
-from agents.llm_prompts import LANGS, PROMPTS_DIR, LastBeliefs, PromptBuilder
+from agents.llm_prompts import LANGS, PROMPTS_DIR, LastBeliefs, PromptBuilder, latest_proposal
 from agents.providers.base import ChatMessage, GenerateOptions, Usage
 from agents.providers.secrets import FORBIDDEN_OPTIONS, redact, redact_known
 from agents.providers.wrapper import ManagedProvider
@@ -238,9 +238,10 @@ class LLMAgent:
         target since objected to) is put to the model."""
         ctx = request.context or {}
         wolves, proposals = ctx.get("wolves") or (), ctx.get("proposals") or ()
-        own = _latest_proposal(observation, self.seat, request.asked_in)
-        if own is _NO_SINGLE or not proposals:
+        latest = latest_proposal(observation.events, self.seat, request.asked_in)
+        if latest is None or not proposals:
             return None
+        own = latest[0]
         theirs = {p[0]: p[1] for p in proposals if isinstance(p, (list, tuple)) and len(p) == 2}
         if set(theirs) != set(wolves) - {self.seat} or any(t != own for t in theirs.values()):
             return None
@@ -501,15 +502,6 @@ class KeptSpeech:
                 "(its prompt, reply, reasoning and usage are recorded there)")
         return Answer(value=value, extras=AnswerExtras(note=note, memory={"given_with": self.request_id,
                                                                          "note": note}))
-
-
-def _latest_proposal(observation: Observation, seat: int, phase: str) -> Any:
-    """``seat``'s latest conferral proposal in ``phase`` (a seat or None for no kill), or the
-    :data:`_NO_SINGLE` sentinel when it made none."""
-    for e in reversed(observation.events):
-        if e.type == "wolf_proposal" and e.seat == seat and e.phase == phase:
-            return e.target
-    return _NO_SINGLE
 
 
 def _why_unusable(reply: Any, error: str) -> str:

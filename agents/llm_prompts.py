@@ -376,6 +376,17 @@ class EventRenderer:
 
 # ---- history and memory ------------------------------------------------------------------
 
+def latest_proposal(events: Sequence[Any], seat: int, phase: str) -> tuple[int | None] | None:
+    """``seat``'s latest conferral proposal in ``phase``, as ``(target,)`` (``(None,)``: no kill), or
+    None when it made none that night."""
+    for e in reversed(events):
+        if e.phase != phase:
+            break  # a phase's events are consecutive in the log
+        if e.type == "wolf_proposal" and e.seat == seat:
+            return (e.target,)
+    return None
+
+
 def _nothing_happened(e: Any) -> bool:
     """An event whose line says that nothing happened (a peaceful night, an empty knife, no exile,
     no sheriff): left out of summary memory's outcomes line."""
@@ -819,13 +830,7 @@ class PromptBuilder:
 
     def own_proposal(self) -> tuple[int | None] | None:
         """This seat's latest proposal of the night the prompt is built in, if it made one."""
-        phase = self._events[-1].phase if self._events else None
-        for e in reversed(self._events):
-            if e.phase != phase:
-                break
-            if e.type == "wolf_proposal" and e.seat == self.seat:
-                return (e.target,)
-        return None
+        return latest_proposal(self._events, self.seat, self._events[-1].phase) if self._events else None
 
     def repair(self, error: str, legal_text: str) -> str:
         return fmt(self.book.decisions["repair"], error=error, legal=legal_text).strip()
