@@ -337,9 +337,11 @@ class LLMAgent:
 
         def parse(reply: Any) -> tuple[ReadAnswer, bool, str | None]:
             read = read_answer(reply.text, reply.parsed, "text")
-            if request.check(read_self_destruct(read)):
-                return read, True, None  # the speech is never given: it need not be valid
-            return read, False, speech.check(read.action)
+            destruct = request.check(read_self_destruct(read))
+            # The answer is judged whole: a bad speech is re-asked even beside a self-destruct (which
+            # then gives none), as any bad part of an answer is.
+            text = speech.check(read.action)
+            return (read, True, None) if destruct else (read, False, text)
 
         asked = await self._ask(built.messages, schema, parse, lambda error: builder.repair(error, built.legal_text))
         extras = self._extras(asked, built.memory)
