@@ -103,6 +103,7 @@ def allows_none(legal: LegalSet) -> bool:
     return isinstance(legal, (ChooseSeat, ChooseSeats)) and legal.allow_none
 
 
+@lru_cache(maxsize=None)  # read-only: every speech of every bot reads it; parse each file once per process
 def speech_book(lang: str) -> dict[str, Any]:
     """The templates and patterns of one language (English when the language has no file)."""
     path = PROMPTS_DIR / lang / SPEECH_FILE
