@@ -140,6 +140,7 @@ class TalkerProvider(MockProvider):
         self._observation: Any = None
         self._request: Any = None
         self._asked: dict[tuple[int, str], int] = {}
+        self._summarized: set[int] = set()  # the days whose summary this seat has written
 
     # ---- the side channel ------------------------------------------------------------------
     def observe(self, observation: Any, request: Any, lang: str) -> None:
@@ -161,9 +162,14 @@ class TalkerProvider(MockProvider):
         if schema is None or observation is None:
             return super()._answer(schema)
         props = schema.json_schema.get("properties") or {}
-        if kind == "day_summary":
-            return {name: self.day_summary(observation, int((request.context or {}).get("day", 1)), sub)
-                    if name == "summary" else self.sample(sub, name) for name, sub in props.items()}
+        if kind == "day_summary":  # the agent asks for the days that have ended, oldest first
+            phase = observation.events[-1].phase if observation.events else ""
+            ended = sorted({int(e.phase[1:]) for e in observation.events if e.phase.startswith("D")
+                            and e.phase[1:].isdigit() and e.phase != phase} - self._summarized)
+            day = ended[0] if ended else 1
+            self._summarized.add(day)
+            return {name: self.day_summary(observation, day, sub) if name == "summary" else self.sample(sub, name)
+                    for name, sub in props.items()}
         answer = super()._answer(schema)
         if "self_destruct" in answer:
             answer["self_destruct"] = self._rng.random() < 0.03
@@ -372,21 +378,29 @@ class TalkerProvider(MockProvider):
     def day_summary(self, observation: Any, day: int, schema: dict[str, Any]) -> str:
         """The seat's own summary of day ``day``: every claim made in that day's speeches, with its day."""
         book = phrase_book(self.lang)
-        names, res = book["roles"], book["res"]
         lines = [book["summary_title"].format(day=day)]
         for e in observation.events:
             if e.type != "speech" or e.phase != f"D{day}":
                 continue
             labels = self.labels.get(e.text)
-            for c in labels.own if labels else ():
-                if c.what == "role":
-                    lines.append(book["summary_claim"].format(n=c.by, role=names.get(c.role or "", c.role), day=day))
-                elif c.what == "check":
-                    lines.append(book["summary_check"].format(n=c.by, t=c.target, res=res[c.result or "good"], day=day))
+            lines += [summary_item(book, c, day) for c in (labels.own if labels else ()) if c.what != "vote_call"]
         if len(lines) == 1:
             lines.append(book["summary_none"])
         text = ("" if self.lang == "zh" else " ").join(dict.fromkeys(lines))
         return text[: int(schema.get("maxLength", 4000))]
+
+
+def summary_item(book: dict[str, Any], c: Claim, day: int) -> str:
+    """How the talker's day summary states one claim (the recall audit looks for these words)."""
+    names, res = book["roles"], book["res"]
+    if c.what == "role":
+        return str(book["summary_claim"]).format(n=c.by, role=names.get(c.role or "", c.role), day=day)
+    if c.what == "check":
+        return str(book["summary_check"]).format(n=c.by, t=c.target, res=res[c.result or "good"], day=day)
+    if c.what == "badge_flow":
+        return str(book["summary_badge"]).format(n=c.by, t=c.target, m=c.then, day=day)
+    return str(book["summary_save" if c.what == "save" else "summary_guard"]).format(
+        n=c.by, t=c.target, night=c.night, day=day)
 
 
 def labels_json(labels: SpeechLabels) -> str:
