@@ -43,6 +43,8 @@ from arena.untrusted import one_line
 
 PROMPTS_DIR = data_dir("prompts")
 LANGS = ("en", "zh")
+#: Context fields that name a seat: None there is "nobody" in words, never "None".
+SEAT_FIELDS = frozenset({"current", "victim", "before_speaker", "target", "seat"})
 SKIPPED_EVENTS = frozenset({"night_step", "thought", "player_died", "phase_started"})
 #: Angle brackets and their look-alikes (fullwidth, small form, CJK, mathematical): a model reads
 #: ``＜/speech＞`` as the tag it resembles.
@@ -183,6 +185,8 @@ class EventRenderer:
             case ev.WolfTeamMessage():
                 return fmt(w["wolf_team_message"], seat=s(e.seat), text=quote_speech(e.text, self.b.mark))
             case ev.WitchTold():
+                if e.victims and len(e.victims) > 1 and "witch_told_many" in w:
+                    return fmt(w["witch_told_many"], victims=seats(e.victims))
                 return fmt(w["witch_told"], victim=s(e.victim)) if e.victim is not None else w["witch_told_none"]
             case ev.WitchSaved() | ev.WitchPoisoned():
                 return fmt(w[e.type], target=s(e.target))
@@ -547,6 +551,8 @@ class PromptBuilder:
                 fields[key] = r.s(value)
             elif isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
                 fields[key] = r.seats(value)
+            elif value is None and key in SEAT_FIELDS:
+                fields[key] = r.s(None)  # "nobody", not "None"
             else:
                 fields[key] = value
         fields.setdefault("victim", r.s(ctx.get("victim")))
@@ -562,6 +568,8 @@ class PromptBuilder:
         if mode is not None:  # the scapegoat's rule in words (ban_list / allow_list, R156)
             fields["scapegoat_rule"] = d["scapegoat_rule"][mode]
         template = d["kinds"][request.kind]  # every kind has its question (tests/test_coverage.py)
+        if ctx.get("victims") and request.kind in d.get("kinds_many", {}):  # 003: several attacks hit (R30, R114)
+            template = d["kinds_many"][request.kind]
         ask = [*rules, fmt(template, **fields)]
         if getattr(request.legal, "type", None) == "text" and "listeners" in d:  # a speaker knows what its listeners keep
             ask.append(d["listeners"][self.memory])

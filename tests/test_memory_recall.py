@@ -97,3 +97,26 @@ def test_summary_memory_folds_only_the_words_of_earlier_days(lang):
     assert "seat 5 on day 2" in text and "my last words on day 3" in text
     assert "day two in my words" in text and "day three in my words" in text and len(text) < len(full)
     assert "…" not in text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_witch_with_two_victims_is_told_both_and_nobody_is_not_none(lang):
+    """#25 item 6: on the seed-003 board two attacks may hit; the question names both victims (not
+    "the wolves attacked nobody"); an unset auxiliary police reads as nobody, not None."""
+    from arena.actions import ChooseOption, ChooseSeat
+    from arena.events import WitchTold, only
+
+    log = events(extra=[WitchTold(phase="N1", visibility=only(5), seat=5, victim=10, victims=[10, 3])])
+    asked = DecisionRequest(id=2, seat=5, kind="witch_save", phase="N1", asked_in="N1",
+                            legal=ChooseOption(options=(10, 3, False)), default=False, context={"victims": [10, 3]})
+    text = PromptBuilder(lang, 5).build(observation(lang=lang, log=log), asked).messages[1].text
+    nobody = prompt_book(lang).events["nobody"]
+    ten, three = ("#10", "#3") if lang == "en" else ("10号", "3号")
+    question = text.splitlines()[-1]
+    assert ten in question and three in question and nobody not in question
+    record = [ln for ln in text.splitlines() if ten in ln and three in ln]
+    assert len(record) >= 2  # the record's line names both too
+    appoint = DecisionRequest(id=3, seat=5, kind="aux_police_appoint", phase="D2", asked_in="D2",
+                              legal=ChooseSeat(options=(1, 2), allow_none=True), default=None, context={"current": None})
+    text = PromptBuilder(lang, 5).build(observation(lang=lang), appoint).messages[1].text
+    assert "None" not in text.splitlines()[-1] and nobody in text.splitlines()[-1]
