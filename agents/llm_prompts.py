@@ -14,13 +14,15 @@ prompt but for its last part (unless the seat's card has changed), and with the 
 Memory strategies:
 
 ``full``     every visible event, verbatim.
-``summary``  phases older than the last ``window`` phases are folded into a digest (ballots and
-             speaking orders dropped, speeches cut short); a digest never changes once written,
-             so the prefix stays cacheable and the prompt grows by a bounded amount per day.
+``summary``  every referee line verbatim too (the facts are cheap); today's speeches (at night, the
+             day just ended's) whole; of earlier days the seat's own speeches and the last words whole,
+             the other speeches folded into the summary the seat's own model wrote at the end of that
+             day (:meth:`PromptBuilder.build_day_summary`), kept for the rest of the game. Nothing is
+             cut to a length; the recall audit (benchmarks/recall_audit.py) checks it.
 
 Other players' speeches are untrusted data: each is quoted on one line, inside
-``<speech seat=N>…</speech>`` (full memory) or ``#N: «…»`` (summary memory, ``N号：「…」`` in
-Chinese: fewer tokens), with angle brackets and those quote marks, line breaks and the referee's mark
+``<speech seat=N>…</speech>`` (or ``#N: «…»``, ``N号：「…」`` in Chinese, in the short belief-update
+prompt), with angle brackets and those quote marks, line breaks and the referee's mark
 neutralised, so no text a player says can close the quote or start a line in the referee's voice.
 """
 
