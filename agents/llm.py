@@ -178,7 +178,8 @@ class LLMAgent:
         self.usage = Usage()
         self.reached = False  # has the endpoint ever answered this seat?
         self._kept: KeptSpeech | None = None  # the speech given with the last self-destruct answer
-        self._summary_calls: list[tuple[int, _Asked]] = []  # day summaries asked since the last decision
+        self._summary_calls: list[tuple[int, _Asked]] = []
+        self._lang = "en"  # the language of the game being played (for sizing max_tokens)  # day summaries asked since the last decision
 
     @property
     def belief_mode(self) -> str:
@@ -400,10 +401,22 @@ class LLMAgent:
             builder.summaries[day] = str(asked.value) if asked.ok else ""  # a failed summary is not re-asked
             self._summary_calls.append((day, asked))
 
+    def generation(self, schema: Any) -> GenerateOptions:
+        """The call's generation options. ``max_tokens`` left unset is sized to the answer asked (#25
+        item 8): the schema's string limits in tokens (about 4 characters a token in English, one a
+        character in Chinese), the JSON around them, and for a reasoning model the reasoning it spends
+        inside the same limit (OpenAI counts reasoning tokens in max_output_tokens)."""
+        if "max_tokens" in self.generate.model_fields_set:
+            return self.generate
+        return self.generate.model_copy(update={"max_tokens": answer_tokens(
+            schema, zh=(self.options.lang or self._lang) == "zh",
+            reasoning=self.generate.reasoning_effort not in (None, "none"))})
+
     def _tell_stand_in(self, observation: Observation, request: DecisionRequest) -> None:
         """``mock:talker``'s side channel: the seat's own observation before its call, the facts a real
         model reads in its prompt (the stand-in never reads the prompt, so a game plays the same
         under every memory strategy)."""
+        self._lang = self.options.lang or observation.lang or "en"
         observe = getattr(self.provider.provider, "observe", None)
         if observe is not None:
             observe(observation, request, self.options.lang or observation.lang or "en")
@@ -451,7 +464,8 @@ class LLMAgent:
             if attempt and time.monotonic() >= deadline:
                 asked.error = f"decision deadline of {self.provider.policy.decision_deadline:g}s passed ({asked.error})"
                 break
-            result = await self.provider.call(asked.messages, schema=schema, options=self.generate, deadline=deadline)
+            result = await self.provider.call(asked.messages, schema=schema, options=self.generation(schema),
+                                              deadline=deadline)
             record.calls += 1
             record.retries += max(len(result.tries) - 1, 0)
             record.transport_errors += [t.error for t in result.tries if t.error]
@@ -474,7 +488,7 @@ class LLMAgent:
                 value = parse(reply)
             except (AnswerFormatError, IllegalAnswer, RecursionError) as exc:
                 asked.error = redact(_why_unusable(reply, str(exc)))
-                asked.attempts.append(AnswerAttempt(raw=raw, error=asked.error))
+                asked.attempts.append(AnswerAttempt(raw=raw, error=asked.error, truncated=reply.truncated))
                 asked.messages = asked.messages + [ChatMessage.of("assistant", raw or "(empty reply)"),
                                                    ChatMessage.of("user", repair(asked.error))]
                 continue
@@ -580,6 +594,34 @@ class KeptSpeech:
                 "(its prompt, reply, reasoning and usage are recorded there)")
         return Answer(value=value, extras=AnswerExtras(note=note, memory={"given_with": self.request_id,
                                                                          "note": note}))
+
+
+#: Tokens a reasoning model may spend thinking inside the same output limit (OpenAI's Responses API).
+REASONING_TOKENS = 8192
+
+
+def answer_tokens(schema: Any, *, zh: bool, reasoning: bool = False) -> int:
+    """An output limit that holds the longest answer ``schema`` allows: each string field's maxLength
+    in tokens (a character is about a token in Chinese, a quarter of one in English), 16 tokens a
+    field and 32 an array item for the JSON, plus :data:`REASONING_TOKENS` for a reasoning model."""
+    per_char = 1.0 if zh else 0.3
+
+    def size(node: Any) -> float:
+        if not isinstance(node, dict):
+            return 0.0
+        if "anyOf" in node:
+            return max((size(n) for n in node["anyOf"]), default=0.0)
+        kind = node.get("type")
+        if kind == "string":
+            return node.get("maxLength", 40) * per_char + 16
+        if kind == "array":
+            return 8 + int(node.get("maxItems", 4)) * (size(node.get("items")) + 4)
+        if kind == "object":
+            return 8 + sum(size(v) + 8 for v in (node.get("properties") or {}).values())
+        return 8.0
+
+    body = size(getattr(schema, "json_schema", schema))
+    return max(int(body * 1.1) + (REASONING_TOKENS if reasoning else 0), 256)
 
 
 def _why_unusable(reply: Any, error: str) -> str:

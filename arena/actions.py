@@ -287,6 +287,7 @@ class AnswerAttempt(BaseModel):
 
     raw: Any = None
     error: str | None = None
+    truncated: bool = Field(default=False, description="the reply was cut off by the token limit (finish_reason length)")
 
 
 class AnswerExtras(BaseModel):

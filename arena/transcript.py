@@ -124,6 +124,7 @@ class Attempt(BaseModel):
 
     raw: Any = None
     error: str | None = None
+    truncated: bool = Field(default=False, description="the reply was cut off by the token limit (finish_reason length)")
 
 
 class DecisionLine(BaseModel):
