@@ -27,8 +27,11 @@ and docs/metrics.md records the figures.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Callable, Iterator
 
 # --- vocabulary ------------------------------------------------------------------------------------
 
@@ -813,3 +816,33 @@ def mentioned_seats(text: str | None, players: int = 99) -> set[int]:
             if 1 <= seat <= players:
                 seats.add(seat)
     return seats
+
+
+# --- which reader the evaluator uses ------------------------------------------------------------------
+#: the reader the claim metrics use: the rule-based ``parse_claims`` unless ``using_reader`` says
+#: otherwise (``arena score --claims-reader model``). The bots and the LLM prompts' claims line always
+#: use ``parse_claims``: it is offline, deterministic and the same for every seat.
+ClaimsReaderFn = Callable[[str, int], Claims]
+REGEX_READER = "regex (arena/evaluate/claims.py)"
+_ACTIVE_READER: ContextVar[tuple[ClaimsReaderFn, str] | None] = ContextVar("claims_reader", default=None)
+
+
+def read_claims(text: str, players: int) -> Claims:
+    """The claims of one speech through the active reader (the rule-based one by default)."""
+    active = _ACTIVE_READER.get()
+    return parse_claims(text, players) if active is None else active[0](text, players)
+
+
+def active_reader_name() -> str:
+    active = _ACTIVE_READER.get()
+    return REGEX_READER if active is None else active[1]
+
+
+@contextmanager
+def using_reader(reader: ClaimsReaderFn, name: str) -> Iterator[None]:
+    """Read claims with ``reader`` (described by ``name`` in the report) inside the block."""
+    token = _ACTIVE_READER.set((reader, name))
+    try:
+        yield
+    finally:
+        _ACTIVE_READER.reset(token)
