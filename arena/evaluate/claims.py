@@ -75,36 +75,49 @@ _ZH_NUMERALS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六
 _REPORT_VERBS_EN = (r"(?:has\s+|had\s+|just\s+|also\s+|then\s+|now\s+|openly\s+|first\s+|already\s+)*"
                     r"(?:claim(?:ed|s|ing)?|counter-?claim(?:ed|s|ing)?|said|says?|saying|"
                     r"(?:told|tells)\s+(?:us|everyone|everybody|the\s+table|the\s+village|me|the\s+room)|"
-                    r"opened\s+(?:with|by)|(?:was\s+|is\s+)?running\s+as|"
+                    r"opened\s+(?:with|by)|(?:was\s+|is\s+)?running\s+as|went(?=\s+(?:as\s+)?(?:the\s+)?[a-z])|"
+                    r"(?:hard|soft)-?claim(?:ed|s|ing)?|outed\s+(?:himself|herself|themselves)|are\s+claiming|"
+                    r"put(?=\s+a\s)|puts(?=\s+a\s)|"
                     r"jump(?:ed|s|ing)?|announc(?:ed|es)|call(?:ed|s)|gave|gives?|declar(?:ed|es)|report(?:ed|s)|"
                     r"insist(?:ed|s)|accus(?:ed|es)|checked|checks|verified|label(?:l?ed|s)|nam(?:ed|es)|stated?|"
                     r"states|reveal(?:ed|s)|pretend(?:ed|s|ing)|came\s+out|comes\s+out|is\s+claiming|was\s+claiming)\b")
-FRAME_EN = re.compile(rf"(?<![A-Za-z])(?:according\s+to\s+{_SEAT}|{_SEAT}(?:'s)?(?:,?\s+who)?\s+{_REPORT_VERBS_EN}|"
+# a seat right after "on"/"at"/"of" is an object ("my check on #5 says wolf"), not a speaker
+_NOT_AN_OBJECT = "".join(rf"(?<!\b{w}\s)(?<!\b{w})" for w in ("on", "at", "of", "to", "vote", "checked", "check"))
+FRAME_EN = re.compile(rf"(?<![A-Za-z])(?:according\s+to\s+{_SEAT}|{_NOT_AN_OBJECT}{_SEAT}(?:'s)?(?:,?\s+who)?\s+"
+                      rf"{_REPORT_VERBS_EN}|"
                       rf"{_SEAT}'s\s+(?:(?:{_EN_ROLE})\s+)?(?:claim|check|checks|story|result|results|gold\s+water|"
-                      rf"kill|wolf\s+check))", re.I)
-JOINT_FRAME_EN = re.compile(rf"(?:both\s+)?{_SEAT}\s+and\s+{_SEAT}\s+(?:both\s+|each\s+|have\s+|had\s+)*"
-                            rf"(?:claimed|counter-?claimed|jumped|said)\s+(?:to\s+be\s+|as\s+)?(?:the\s+)?({_EN_ROLE})\b", re.I)
-JOINT_FRAME_ZH = re.compile(rf"{_ZH_SEAT}(?:和|与|跟)(?:\s*){_ZH_SEAT}(?:都|也|同时)?(?:起跳了?|跳了?|对跳了?|悍跳了?|认了?|声称)(?:了)?"
+                      rf"kill|wolf\s+check)|{_SEAT}\s+is\s+(?:our|the)\s+(?:only\s+)?(?:{_EN_ROLE})\s+(?:claim|claimant)\b)",
+                      re.I)
+JOINT_FRAME_EN = re.compile(rf"(?:both\s+)?{_SEAT}\s+and\s+{_SEAT}\s+(?:both\s+|each\s+|have\s+|had\s+|are\s+|were\s+)*"
+                            rf"(?:claimed|counter-?claimed|jumped|said|claiming|claim)\s+(?:to\s+be\s+|as\s+)?(?:the\s+)?({_EN_ROLE})\b", re.I)
+JOINT_FRAME_ZH = re.compile(rf"{_ZH_SEAT}(?:和|与|跟|、)(?:\s*){_ZH_SEAT}(?:都|也|同时)?(?:起跳了?|跳了?|对跳了?|悍跳了?|认了?|声称)(?:了)?"
                             rf"(?:是)?({_ZH_ROLE_STRICT})")
-PRONOUN_FRAME_EN = re.compile(rf"\b(?:he|she)\s+{_REPORT_VERBS_EN}", re.I)
+#: "he said", "his check", and a clause that opens on a bare report verb ("then said 9 is a wolf", 后来又说…)
+PRONOUN_FRAME_EN = re.compile(rf"\b(?:he|she)\s+{_REPORT_VERBS_EN}|\b(?:his|her)\s+(?:only\s+|first\s+|second\s+)?"
+                              rf"(?:check|checks|result|results|gold\s+water|kill|wolf\s+check)\b|"
+                              rf"^\W*(?:and\s+|then\s+|later\s+)?(?:also\s+)?(?:said|claimed|says|claims)\b", re.I)
 # a few words may stand between the seat and the verb: 9号警上首置位起跳, 8号第一天说
 _ZH_REPORT = (r"(?:刚才|之前|昨天|今天|也|还|又|先|直接|首置位|前置位|后置位|第一个|上来就|开口就|你)*"
               r"(?:[^\d，,。；;！？!?：:号我你他她的是\s“”\"「」]{0,6}?)"
               r"(?:起跳了?|跳了?|悍跳了?|对跳了?|说(?!明|服|不定|实话|得|过)了?|声称|自称|称|表示|认了?|报了?|给了?|"
-              r"发了?|验了?|查验了?|告诉(?:大家|我们|所有人)|"
+              r"发了?|验了?|查验了?|告诉(?:大家|我们|所有人)|号称|声明|认下了?|"
               r"查了(?!杀)|的查杀|的金水|的验人|拍了?|亮了?|穿了?|那张|这张|冒充了?|报的|是悍跳)")
 _ZH_NOT_A_SUBJECT = r"(?<![给验查对投和跟踩出保认救毒守杀向把被是打归像信与跟了])(?<!我的)"
 FRAME_ZH = re.compile(rf"{_ZH_NOT_A_SUBJECT}{_ZH_SEAT}{_ZH_REPORT}")
 #: 5号预言家给了2号查杀, 站边9号预言家: a seat named with the role it claimed
 SEAT_ROLE_ZH = re.compile(rf"(?<![给验查对投和跟踩出保认救毒守杀向把被打归像信与跟了])(?<!我的){_ZH_SEAT}(?:的)?(预言家|女巫|猎人|守卫|白痴)"
                           rf"(?=给|的|发|验|说|报|首|昨|查|金|[。，,；;]|\s*$)")
+#: 2号起跳之后…: 起跳 with no role named is a seer claim
+JUMPED_ZH = re.compile(rf"{_ZH_NOT_A_SUBJECT}{_ZH_SEAT}(?:首置位|前置位|后置位|警上|昨天|第一天)?(?:起跳|对跳|悍跳)了?(?=之后|以后|后|的时候|[，,。；;])")
 #: 跳预言家的是5号和10号
 JUMPED_ARE_ZH = re.compile(rf"(?:起跳|对跳|跳)({_ZH_ROLE_STRICT})的(?:是|有)((?:\s*\d{{1,2}}\s*号\s*(?:和|与|跟|、)?)+)")
 CHECKED_BY_EN = re.compile(rf"{_SEAT},?\s+(?:who|whom)\s+{_SEAT}\s+(?:checked|called|named|labell?ed|verified)\s+"
                            rf"(?:as\s+)?({_EN_RESULT})\b", re.I)
 #: 7号是5号预言家给的金水: a check the second seat gave the first
 GIVEN_BY_ZH = re.compile(rf"{_ZH_SEAT}(?:是|为)\s*(\d{{1,2}})\s*号(?:预言家)?(?:给|发)?的(金水|查杀)")
-PRONOUN_FRAME_ZH = re.compile(rf"(?:他|她)(?:{_ZH_REPORT})")
+PRONOUN_FRAME_ZH = re.compile(rf"(?:他|她)(?:{_ZH_REPORT})|^\W*(?:后来|然后|接着|之后|今天)?(?:又|还|也)?(?:说(?!明|服|不定|实话|得|过)|声称|表示)")
+#: 1号是预言家，首夜验了3号…: the seat named as the seer is the subject of what follows (an endorsement, no claim)
+SEAT_IS_ROLE_ZH = re.compile(rf"^\W*{_ZH_SEAT}(?:是|就是)(?:真)?(?:的)?(?:预言家)(?=[，,])")
 _ROLE_NO_WOLF_EN = "|".join(sorted((re.escape(w) for w, r in ROLE_WORDS_EN.items() if r != "werewolf"),
                                    key=len, reverse=True))
 FIRST_PERSON_EN = re.compile(r"^(?:(?:but|and|so|well|ok|okay|now|also|however|honestly|look|listen|still|yet|then)"
@@ -115,7 +128,7 @@ OWN_RESULT = re.compile(r"\bmy\s+(?:wolf\s+|good\s+|kill\s+)?(?:check|gold\s+wat
 
 # --- what is claimed ------------------------------------------------------------------------------
 
-_EN_ADJ = r"(?:(?:the|a|an|your|our|real|true|actual|only|genuine|legit|one|just|simple|plain|ordinary)\s+)*"
+_EN_ADJ = r"(?:(?:the|a|an|your|our|real|true|actual|only|genuine|legit|one|just|simple|plain|ordinary|vanilla)\s+)*"
 SELF_ROLE_EN = [
     re.compile(rf"\bI(?:'m|\s+am|\s+really\s+am|\s+am\s+really|'m\s+actually|\s+am\s+actually)\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
     re.compile(rf"\bI(?:\s+|(?='))(?:claim|am\s+claiming|'m\s+claiming|hereby\s+claim|will\s+claim|declare\s+myself)\s+"
@@ -135,7 +148,8 @@ SELF_ROLE_EN = [
     re.compile(rf"^\W*(?:claiming|I'm\s+claiming)\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
     re.compile(rf"^\W*({_EN_ROLE})\s+claim\b(?!\s+(?:from|by|of)\b)", re.I),
     re.compile(rf"^\W*as\s+(?:the\s+|a\s+|an\s+)?({_EN_ROLE})\s*[,:]", re.I),
-    re.compile(r"\bmy\s+(seer)\s+(?:log|record|results|checks|history)\b", re.I),
+    re.compile(rf"\bspeaking\s+as\s+(?:the\s+|a\s+|an\s+)?({_EN_ROLE})\b", re.I),
+    re.compile(r"\bmy\s+(seer)\s+(?:log|record|results|checks|history|report)\b", re.I),
     # "If I die tonight, know that I was the witch.": a claim made for after one's death
     re.compile(rf"\bif\s+I\s+(?:die|get\s+killed|am\s+killed|get\s+knifed|am\s+knifed|get\s+exiled|am\s+exiled|"
                rf"get\s+voted\s+out)\b[^.!?]*?\b(?:know|remember|note)\s+(?:that\s+)?I\s+(?:was|am)\s+{_EN_ADJ}({_EN_ROLE})\b",
@@ -157,9 +171,11 @@ SELF_ROLE_ZH = [
 REPORTED_ROLE_EN = [
     re.compile(rf"\b(?:he|she)(?:'s|\s+is|\s+was)\s+(?:really\s+)?{_EN_ADJ}({_ROLE_NO_WOLF_EN})\b", re.I),
     re.compile(rf"(?:claim(?:ed|s|ing)?(?:\s+is)?|counter-?claim(?:ed|s|ing)?|jump(?:ed|s|ing)?|announc(?:ed|es)|"
-               rf"(?:told|tells)\s+(?:us|everyone|everybody|the\s+table|the\s+village|me|the\s+room)|running\s+as|"
+               rf"(?:told|tells)\s+(?:us|everyone|everybody|the\s+table|the\s+village|me|the\s+room)|running\s+as|went|"
+               rf"(?:hard|soft)-?claim(?:ed|s|ing)?|outed\s+(?:himself|herself|themselves)\s+as|"
                rf"declar(?:ed|es)|said|says?|stated?|states|reveal(?:ed|s)|pretend(?:ed|s|ing)|came\s+out|comes\s+out)"
-               rf"\s+(?:to\s+be\s+|as\s+|that\s+)?(?:(?:he|she)(?:'s|\s+is|\s+was)\s+)?{_EN_ADJ}({_EN_ROLE})\b", re.I),
+               rf"\s+(?:to\s+be\s+|as\s+|that\s+)?(?:(?:he|she)(?:'s|\s+is|\s+was)\s+)?{_EN_ADJ}({_ROLE_NO_WOLF_EN})\b", re.I),
+    re.compile(rf"\b(?:story|claim|role|identity)\s*[:\-—–]\s*{_EN_ADJ}({_ROLE_NO_WOLF_EN})\b", re.I),
 ]
 FAKE_ROLE_EN = re.compile(rf"{_SEAT}\s+(?:is|was)\s+(?:a|the)\s+(?:fake|false|lying|bogus)\s+({_EN_ROLE})\b", re.I)
 FAKE_ROLE_EN_2 = re.compile(rf"\b(?:fake|false)\s+({_EN_ROLE})\s+{_SEAT}", re.I)
@@ -167,11 +183,12 @@ FAKE_ROLE_EN_2 = re.compile(rf"\b(?:fake|false)\s+({_EN_ROLE})\s+{_SEAT}", re.I)
 FAKE_ONE_EN = re.compile(rf"\breal\s+({_ROLE_NO_WOLF_EN})\b[^.;!?]*?{_SEAT}\s+(?:is|was)\s+the\s+(?:fake|false|lying|bogus)"
                          rf"(?:\s+one)?\b", re.I)
 #: "#3's seer claim", "the seer claim from #10"
-CLAIM_OF_EN = re.compile(rf"{_SEAT}'s\s+({_ROLE_NO_WOLF_EN})\s+claim\b|\b({_ROLE_NO_WOLF_EN})\s+claim\s+(?:from|by|of)\s+{_SEAT}",
-                         re.I)
+CLAIM_OF_EN = re.compile(rf"{_SEAT}'s\s+({_ROLE_NO_WOLF_EN})\s+claim\b|\b({_ROLE_NO_WOLF_EN})\s+claim\s+(?:from|by|of)\s+{_SEAT}|"
+                         rf"{_SEAT}'s\s+claim\s+of\s+(?:the\s+)?({_ROLE_NO_WOLF_EN})\b|"
+                         rf"{_SEAT}\s+is\s+(?:our|the)\s+(?:only\s+)?({_ROLE_NO_WOLF_EN})\s+(?:claim|claimant)\b", re.I)
 REPORTED_ROLE_ZH = [
-    re.compile(rf"(?:起跳|跳|悍跳|对跳|声称|自称|称|说|认|拍|亮|报|冒充|告诉(?:大家|我们|所有人))(?:了|的)?(?:说)?"
-               rf"(?:自己|他|她|你)?(?:的?身份)?(?:是)?(?:真|假)?(?:的)?"
+    re.compile(rf"(?:起跳|跳|悍跳|对跳|声称|自称|号称|声明|称|说|认下|认|拍|亮|报|冒充|告诉(?:大家|我们|所有人))(?:了|的)?(?:说)?"
+               rf"(?:个|一个|一张)?(?:自己|他|她|你)?(?:的?身份)?(?:是)?(?:真|假)?(?:的)?"
                rf"({_ZH_ROLE_STRICT})"),
 ]
 FAKE_ROLE_ZH = re.compile(rf"{_ZH_SEAT}(?:是|就是|肯定是)(?:悍跳的?|假的?|冒充的?|狼人悍跳的?|一个|一张)+({_ZH_ROLE_STRICT})"
@@ -195,7 +212,7 @@ CHECKS_EN = [
     # "I checked 5 last night: wolf", "checked seat 5 and he came back good"
     (re.compile(rf"\b(?:checked|check(?:ed)?\s+on|verified|inspected|investigated|looked\s+at|looked\s+into|"
                 rf"peeked\s+at|my\s+(?:[\w-]+\s+){{0,3}}?check\s+on|my\s+(?:[\w-]+\s+){{0,3}}?result\s+on|checked\s+out)\s+"
-                rf"{_SEAT}\b[^.;!?]{{0,40}}?(?:\b(?:is|was|as|came\s+back(?:\s+as)?|came\s+up|got|got\s+back|"
+                rf"{_SEAT}\b[^.;!?]{{0,40}}?(?:\b(?:is|was|as|came\s+back(?:\s+as)?|came\s+up|got|got\s+back|found|says|said|"
                 rf"turned\s+out(?:\s+to\s+be)?|result(?:\s+is|\s+was)?|and|he's|she's|he\s+is|she\s+is)\b|[:=\-–—,])\s*"
                 rf"(?:as\s+)?({_EN_RESULT})\b", re.I), 1, 2),
     # "gave 8 a gold water", "gave 8 a kill"
@@ -205,6 +222,12 @@ CHECKS_EN = [
                 rf"wolf|good)\b(?!\s+(?:read|reads|vibe|feel|suspect|lean|guess|pick|target|call|candidate))", re.I), 1, 2),
     # "gold water on 3", "kill on 8"
     (re.compile(rf"\b(gold\s+water|kill\s+check|wolf\s+check|kill|gold)\s+(?:on|to|for|is)\s+{_SEAT}\b", re.I), 2, 1),
+    # "my wolf is #8"
+    (re.compile(rf"\bmy\s+(wolf|gold\s+water|kill|wolf\s+check|good\s+check)\s+(?:is|was)\s+{_SEAT}\b", re.I), 2, 1),
+    # "Seat 3 — checked — werewolf"
+    (re.compile(rf"{_SEAT}\s*[—–\-:]\s*checked\s*[—–\-:]\s*({_EN_RESULT})\b", re.I), 1, 2),
+    # "wolf check, #6. Gold water, #2."
+    (re.compile(rf"(?:^|(?<=[:;.])|(?<=[:;.]\s))\s*\b(wolf\s+check|gold\s+water|kill)\s*[,:]\s*{_SEAT}\b", re.I), 2, 1),
     # "#5 is the wolf I checked"
     (re.compile(rf"{_SEAT}\s+(?:is|was)\s+(?:the|a|my)\s+(wolf|werewolf|good\s+one|good\s+guy|good\s+player)\s+I\s+"
                 rf"(?:checked|verified|investigated|inspected|found)\b", re.I), 1, 2),
@@ -219,21 +242,21 @@ CHECKS_EN = [
 ]
 #: "gave 8 a kill", "kill on 8", "called 8 a wolf", "#4 as a wolf check": a check only with "I"/"my" before
 #: it or from a seer claim, since a speaker says them of others' checks as often as of its own
-WEAK_CHECKS_EN = frozenset(CHECKS_EN[i][0] for i in (1, 3, 5, 7))
+WEAK_CHECKS_EN = frozenset(CHECKS_EN[i][0] for i in (1, 3, 6, 8, 10))
 LOOSE_EN = re.compile(rf"(?<![\d.])(?:seat\s+|player\s+|#)?(\d{{1,2}})(?!\d)\s*(?:,?\s*(?:is|was|'s)\s+(?:definitely\s+|"
                       rf"certainly\s+|100%\s+|also\s+)?|came\s+back\s+(?:as\s+)?|:\s*|=\s*|-\s*|—\s*|–\s*|"
                       rf"\s(?=(?:good|wolf|werewolf|innocent|clean)\b))"
                       rf"({_EN_RESULT})\b", re.I)
-PRONOUN_RESULT_EN = re.compile(rf"^\s*(?:and\s+|result:?\s*)?(?:he|she|they)\s*(?:is|was|'s|came\s+back|came\s+up|"
-                               rf"turned\s+out\s+to\s+be)\s+({_EN_RESULT})\b", re.I)
+PRONOUN_RESULT_EN = re.compile(rf"^\s*(?:(?:the\s+)?result\s*(?:[:=]|is|was)\s*|(?:and\s+)?(?:he|she|they|it)\s*(?:is|was|'s|"
+                               rf"came\s+back(?:\s+as)?|came\s+up|turned\s+out\s+to\s+be)\s+)({_EN_RESULT})\b", re.I)
 CHECKS_ZH = [
-    (re.compile(rf"(?:验了?|查验了?|查了|验的是|验人是?)\s*[:：]?\s*{_ZH_SEAT}[^。！？；]{{0,12}}?(?<![不没])(?:是|为|结果是?|身份是|，|,|：|:)\s*"
+    (re.compile(rf"(?:验了?|查验了?|查了|验的是|验人是?)\s*[:：]?\s*{_ZH_SEAT}[^。！？；]{{0,12}}?(?<![不没])(?:是|为|结果是?|身份是|，|,|：|:|—+|-+)\s*"
                 rf"(?:一[匹只张])?({_ZH_RESULT})"), 1, 2),
-    (re.compile(rf"{_ZH_SEAT}\s*[=:：]?\s*(?:是|为)?\s*(?:我的|我给的|他的|她的)?\s*(查杀|金水)"), 1, 2),
+    (re.compile(rf"{_ZH_SEAT}\s*[=:：，,]?\s*(?:是|为)?\s*(?:我的|我给的|他的|她的)?\s*(查杀|金水)"), 1, 2),
     (re.compile(rf"(查杀|金水)(?:\s*(?:给了?|给的是|给的|是|发给了?|发了?|在)\s*)?{_ZH_SEAT}"), 2, 1),
     # 11号是我验出来的狼
     (re.compile(rf"{_ZH_SEAT}\s*(?:是|为)\s*(?:我|他|她)验(?:出来)?的\s*(狼人|狼|好人|金水|查杀)"), 1, 2),
-    (re.compile(rf"(?:给了?|发了?)\s*{_ZH_SEAT}\s*(?:发了?|报了?)?\s*(?:一[个张])?(?:的)?(查杀|金水)"), 1, 2),
+    (re.compile(rf"(?:给了?|发了?)\s*{_ZH_SEAT}\s*(?:发了?|报了?)?\s*(?:一[个张])?(?:的是|的)?(查杀|金水)"), 1, 2),
 ]
 LOOSE_ZH = re.compile(rf"{_ZH_SEAT}\s*(?:[=：:]\s*)?(?:是|为|就是|肯定是|一定是|必是)?\s*(?:一[匹只张])?"
                       rf"(狼人|狼|好人|好身份|坏人)(?!杀|坑|队|人数|刀|的|一起|在|都|会|不|要|别|请|们)"
@@ -295,6 +318,8 @@ _RECAP_ZH = re.compile(rf"^\s*(\d{{1,2}})\s*号(?:位|玩家)?\s*[:：|→\-—=
 #: a quote of speech: "…", “…”, 「…」, 『…』
 _QUOTE = re.compile(r'"([^"\n]{3,400})"|“([^”\n]{3,400})”|「([^」\n]{3,400})」|『([^』\n]{3,400})』')
 _QUOTE_FIRST_PERSON = re.compile(r"\bI\b|\bI'm\b|\bmy\b|\bme\b|我", re.I)
+_QUOTE_CLAIM = re.compile(rf"\b(?:{_ROLE_NO_WOLF_EN})\b|\b(?:checked|check|gold\s+water|kill)\b|预言家|女巫|猎人|守卫|查杀|金水|验",
+                          re.I)
 _ATTRIBUTION_BEFORE = re.compile(r"(?:seat\s+|player\s+|#)?(\d{1,2})(?:\s*号(?:位|玩家)?)?(?![\d])"
                                  r"([^\"“「『#\d]{0,60})$", re.I)
 _ATTRIBUTION_AFTER = re.compile(r"^\s*[—–\-,，]*\s*(?:that's|that\s+is|this\s+is|is)\s+what\s+(?:seat\s+|player\s+|#)?"
@@ -380,20 +405,20 @@ def _lift_quotes(text: str) -> tuple[str, list[tuple[int, str]]]:
         inner = next(g for g in m.groups() if g is not None)
         out.append(text[last:m.start()])
         last = m.end()
-        if not _QUOTE_FIRST_PERSON.search(inner):
-            out.append(inner)
-            continue
         line_before = text[:m.start()].rsplit("\n", 1)[-1]
         seat: int | None = None
         before = _ATTRIBUTION_BEFORE.search(line_before[-80:])
-        if before and _ATTRIBUTION_VERB.search(before.group(2)):
+        if before and (_ATTRIBUTION_VERB.search(before.group(2)) or before.group(2).strip() in (":", "：")):
             seat = int(before.group(1))
         else:
             after = _ATTRIBUTION_AFTER.match(text[m.end():m.end() + 60])
             if after:
                 seat = int(after.group(1) or after.group(2))
-        if seat is not None:
+        if seat is not None and (_QUOTE_FIRST_PERSON.search(inner) or _QUOTE_CLAIM.search(inner)):
             quoted.append((seat, inner))
+        elif not _QUOTE_FIRST_PERSON.search(inner):
+            out.append(inner)  # a phrase in quotes ("gold water"), no speech: kept as text
+            continue
         out.append(" ")
     out.append(text[last:])
     return "".join(out), quoted
@@ -435,8 +460,13 @@ def _restructure(text: str) -> tuple[str, list[tuple[int, str]]]:
     return "\n".join(out), quoted
 
 
-_CLAIMED_APPOSITION = re.compile(rf"\bthe\s+(?:claimed|self-proclaimed|self-claimed|so-called|alleged)\s+"
-                                 rf"({_ROLE_NO_WOLF_EN}),?\s+((?:seat\s+|player\s+|#)\d{{1,2}}),", re.I)
+_CLAIMED_APPOSITION = re.compile(rf"\bthe\s+(?:(?:claimed|self-proclaimed|self-claimed|so-called|alleged)\s+"
+                                 rf"({_ROLE_NO_WOLF_EN})|({_ROLE_NO_WOLF_EN})\s+claimant),?\s+((?:seat\s+|player\s+|#)\d{{1,2}}),",
+                                 re.I)
+#: "#7, our claimed hunter,", "#10 (claimed seer)"
+_CLAIMED_AFTER = re.compile(rf"((?:seat\s+|player\s+|#)\d{{1,2}})(?:,\s+(?:our|the|a)\s+(?:claimed|self-proclaimed|so-called)\s+"
+                            rf"({_ROLE_NO_WOLF_EN}),|\s*\(\s*(?:claimed|claims|claiming)\s+(?:the\s+)?({_ROLE_NO_WOLF_EN})\s*\))",
+                            re.I)
 _SHORT_CHECK = {"gold": "gold water", "gold water": "gold water", "good": "good check", "clean": "good check",
                 "kill": "kill", "wolf": "wolf check", "wolf check": "wolf check"}
 _PAREN_CHECK = re.compile(rf"((?:seat\s+|player\s+|#)\d{{1,2}})(?:\s+({_ROLE_NO_WOLF_EN}))?\s*\(\s*"
@@ -447,7 +477,9 @@ _PAREN_CHECK = re.compile(rf"((?:seat\s+|player\s+|#)\d{{1,2}})(?:\s+({_ROLE_NO_
 def _inline_claims(line: str) -> str:
     """ "the claimed witch, #5, saved 11" and "#4 seer (gold on #6)" as reported claims."""
     line = re.sub(r"((?:seat\s+|player\s+|#)\d{1,2}),\s+(who\s)", r"\1 \2", line, flags=re.I)
-    line = _CLAIMED_APPOSITION.sub(lambda m: f"{m.group(2)} claimed {m.group(1)}, and {m.group(2)} then", line)
+    line = _CLAIMED_APPOSITION.sub(lambda m: f"{m.group(3)} claimed {m.group(1) or m.group(2)}, and {m.group(3)} then",
+                                   line)
+    line = _CLAIMED_AFTER.sub(lambda m: f"{m.group(1)} claimed {m.group(2) or m.group(3)}, and {m.group(1)} then", line)
 
     def paren(m: re.Match[str]) -> str:
         role = f" claimed {m.group(2)} and" if m.group(2) else ""
@@ -463,6 +495,7 @@ def _night_words(line: str, zh: bool) -> str:
     if zh:
         line = re.sub(r"第([1-6])(夜|晚|天|轮)", lambda m: f"第{_ZH_NIGHT_WORDS[m.group(1)]}{m.group(2)}", line)
     line = re.sub(r"\(\s*(good|wolf|werewolf|clean|village-aligned)\s*\)", r": \1", line, flags=re.I)
+    line = re.sub(r"\(\s*(好人|狼人|金水|查杀|狼)\s*\)", r"，\1，", line)
     return line
 
 
@@ -480,7 +513,7 @@ def _normalise(text: str) -> str:
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _SENTENCE = re.compile(r"[^.!?;。！？；\n]+(?:[.!?;。！？；\n]+|$)")
-_CLAUSE_SPLIT = re.compile(r"(?<=[,，、:：])|(?=\s(?:but|while|whereas|although|though)\s)|(?=但是|可是|不过)")
+_CLAUSE_SPLIT = re.compile(r"(?<=[,，、:：])|(?<=\s[—–]\s)|(?=\s(?:but|while|whereas|although|though)\s)|(?=但是|可是|不过)")
 
 
 #: a retraction of what came before in the speech: "I lied", 是假的, 开玩笑 (the text is cut after it)
@@ -548,7 +581,7 @@ def _blocked(before: str, zh: bool, *, hedge: bool = False) -> bool:
 
 
 def _clause_start(segment: str, pos: int) -> int:
-    cut = max(segment.rfind(ch, 0, pos) for ch in ",，、:：")
+    cut = max(segment.rfind(ch, 0, pos) for ch in ",，、:：—–")
     for word in (" but ", " and ", " so ", "但是", "而且", "所以", "，"):
         i = segment.rfind(word, 0, pos)
         if i > cut:
@@ -574,7 +607,7 @@ def _subjects(sentence: str, last_other: int | None, players: int,
             subject = None
         # The earliest reporting frame in the clause switches the subject from there on.
         best: tuple[int, int] | None = None
-        for rx in (FRAME_EN, FRAME_ZH, SEAT_ROLE_ZH):
+        for rx in (FRAME_EN, FRAME_ZH, SEAT_ROLE_ZH, SEAT_IS_ROLE_ZH):
             m = rx.search(clause)
             if m:
                 seat = next((int(g) for g in m.groups() if g and g.isdigit()), None)
@@ -612,8 +645,9 @@ FUTURE_CHECK = re.compile(r"\btonight\s+I\b|\btomorrow\b|\bwill\s+check|\bI'll\s
 VOTE_BEFORE_ZH = re.compile(r"(?:出|投|投给|归票|票给|票出|踩|打|推)\s*$")
 
 
-def _checks_in(segment: str, zh: bool, players: int) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
-    """(strict, loose) checks of a segment as (position, seat, result)."""
+def _checks_in(segment: str, zh: bool, players: int, *, own: bool = True
+               ) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
+    """(strict, loose) checks of a segment as (position, seat, result); ``own``: the speaker's segment."""
     strict: list[tuple[int, int, str]] = []
     loose: list[tuple[int, int, str]] = []
     for rx, seat_g, result_g in (CHECKS_ZH if zh else CHECKS_EN):
@@ -621,7 +655,7 @@ def _checks_in(segment: str, zh: bool, players: int) -> tuple[list[tuple[int, in
             seat, result = int(m.group(seat_g)), _result(m.group(result_g))
             before = segment[_clause_start(segment, m.start()):m.start()]
             if result and 1 <= seat <= players and not _blocked(before, zh) and not FUTURE_CHECK.search(before):
-                weak = not zh and rx in WEAK_CHECKS_EN and not re.search(r"\b(?:I|my)\b", before, re.I)
+                weak = own and not zh and rx in WEAK_CHECKS_EN and not re.search(r"\b(?:I|my)\b", before, re.I)
                 (loose if weak else strict).append((m.start(), seat, result))
     has_check_word = bool((CHECK_WORD_ZH if zh else CHECK_WORD_EN).search(NEGATED_CHECK_WORD.sub("", segment)))
     for m in (LOOSE_ZH if zh else LOOSE_EN).finditer(segment):
@@ -725,6 +759,10 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
                 _add(out.reported_roles, (seat, role))
                 if role == "seer":
                     reported_seer.add(seat)
+        for m in JUMPED_ZH.finditer(sentence):
+            if 1 <= int(m.group(1)) <= players:
+                _add(out.reported_roles, (int(m.group(1)), "seer"))
+                reported_seer.add(int(m.group(1)))
         for m in JUMPED_ARE_ZH.finditer(sentence):
             role = _role(m.group(1))
             for seat_text in re.findall(r"\d{1,2}", m.group(2)):
@@ -735,7 +773,8 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
         segments, last_other = _subjects(sentence, last_other, players, fallback)
         named = {int(g) for g in re.findall(r"(?:#|seat\s+|player\s+)(\d{1,2})\b|(\d{1,2})\s*号", whole, re.I)
                  for g in g if g}  # type: ignore[misc]
-        fallback = next(iter(named)) if len(named) == 1 and 1 <= next(iter(named)) <= players else None
+        if named:  # a sentence that names no seat keeps the one named before it
+            fallback = next(iter(named)) if len(named) == 1 and 1 <= next(iter(named)) <= players else None
         for subject, seg in segments:
             zh = zh_text and bool(_CJK.search(seg))
             for m in (SEAT_ROLE_ZH.finditer(seg) if zh else CLAIM_OF_EN.finditer(seg)):
@@ -782,7 +821,7 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
                     _add(out.reported_roles, (subject, role))
                     if role == "seer":
                         reported_seer.add(subject)
-                strict, loose = _checks_in(seg, zh, players)
+                strict, loose = _checks_in(seg, zh, players, own=False)
                 for _, seat, result in sorted(strict):
                     if seat != subject:
                         _add(out.reported_checks, (subject, seat, result))
