@@ -72,7 +72,8 @@ _ZH_NUMERALS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六
 
 # --- who is speaking ---------------------------------------------------------------------------------
 
-_REPORT_VERBS_EN = (r"(?:has\s+|had\s+|just\s+|also\s+|then\s+|now\s+|openly\s+|first\s+|already\s+)*"
+_REPORT_VERBS_EN = (r"(?:has\s+|had\s+|just\s+|also\s+|then\s+|now\s+|openly\s+|first\s+|already\s+|originally\s+|"
+                    r"initially\s+|earlier\s+|yesterday\s+|today\s+|later\s+)*"
                     r"(?:claim(?:ed|s|ing)?|counter-?claim(?:ed|s|ing)?|said|says?|saying|"
                     r"(?:told|tells)\s+(?:us|everyone|everybody|the\s+table|the\s+village|me|the\s+room)|"
                     r"opened\s+(?:with|by)|(?:was\s+|is\s+)?running\s+as|went(?=\s+(?:as\s+)?(?:the\s+)?[a-z])|"
@@ -89,13 +90,15 @@ FRAME_EN = re.compile(rf"(?<![A-Za-z])(?:according\s+to\s+{_SEAT}|{_NOT_AN_OBJEC
                       rf"kill|wolf\s+check)|{_SEAT}\s+is\s+(?:our|the)\s+(?:only\s+)?(?:{_EN_ROLE})\s+(?:claim|claimant)\b)",
                       re.I)
 JOINT_FRAME_EN = re.compile(rf"(?:both\s+)?{_SEAT}\s+and\s+{_SEAT}\s+(?:both\s+|each\s+|have\s+|had\s+|are\s+|were\s+)*"
-                            rf"(?:claimed|counter-?claimed|jumped|said|claiming|claim)\s+(?:to\s+be\s+|as\s+)?(?:the\s+)?({_EN_ROLE})\b", re.I)
+                            rf"(?:claimed|counter-?claimed|jumped|said|claiming|claim)\s+(?:to\s+be\s+|as\s+)?"
+                            rf"(?:they're\s+|they\s+are\s+|they\s+were\s+)?(?:the\s+|a\s+)?({_EN_ROLE})s?\b", re.I)
 JOINT_FRAME_ZH = re.compile(rf"{_ZH_SEAT}(?:和|与|跟|、)(?:\s*){_ZH_SEAT}(?:都|也|同时)?(?:起跳了?|跳了?|对跳了?|悍跳了?|认了?|声称)(?:了)?"
                             rf"(?:是)?({_ZH_ROLE_STRICT})")
 #: "he said", "his check", and a clause that opens on a bare report verb ("then said 9 is a wolf", 后来又说…)
 PRONOUN_FRAME_EN = re.compile(rf"\b(?:he|she)\s+{_REPORT_VERBS_EN}|\b(?:his|her)\s+(?:only\s+|first\s+|second\s+)?"
                               rf"(?:check|checks|result|results|gold\s+water|kill|wolf\s+check)\b|"
-                              rf"^\W*(?:and\s+|then\s+|later\s+)?(?:also\s+)?(?:said|claimed|says|claims)\b", re.I)
+                              rf"^\W*(?:and\s+|then\s+|later\s+)?(?:also\s+)?(?:said|claimed|says|claims)\b|"
+                              rf"\byou\s+(?:said|say|claimed|claim|told\s+us)\b", re.I)
 # a few words may stand between the seat and the verb: 9号警上首置位起跳, 8号第一天说
 _ZH_REPORT = (r"(?:刚才|之前|昨天|今天|也|还|又|先|直接|首置位|前置位|后置位|第一个|上来就|开口就|你)*"
               r"(?:[^\d，,。；;！？!?：:号我你他她的是\s“”\"「」]{0,6}?)"
@@ -174,7 +177,8 @@ REPORTED_ROLE_EN = [
                rf"(?:told|tells)\s+(?:us|everyone|everybody|the\s+table|the\s+village|me|the\s+room)|running\s+as|went|"
                rf"(?:hard|soft)-?claim(?:ed|s|ing)?|outed\s+(?:himself|herself|themselves)\s+as|"
                rf"declar(?:ed|es)|said|says?|stated?|states|reveal(?:ed|s)|pretend(?:ed|s|ing)|came\s+out|comes\s+out)"
-               rf"\s+(?:to\s+be\s+|as\s+|that\s+)?(?:(?:he|she)(?:'s|\s+is|\s+was)\s+)?{_EN_ADJ}({_ROLE_NO_WOLF_EN})\b", re.I),
+               rf"\s+(?:to\s+be\s+|as\s+|that\s+)?(?:(?:he|she|you)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\s+)?{_EN_ADJ}"
+               rf"({_ROLE_NO_WOLF_EN})\b", re.I),
     re.compile(rf"\b(?:story|claim|role|identity)\s*[:\-—–]\s*{_EN_ADJ}({_ROLE_NO_WOLF_EN})\b", re.I),
 ]
 FAKE_ROLE_EN = re.compile(rf"{_SEAT}\s+(?:is|was)\s+(?:a|the)\s+(?:fake|false|lying|bogus)\s+({_EN_ROLE})\b", re.I)
@@ -228,6 +232,9 @@ CHECKS_EN = [
     (re.compile(rf"{_SEAT}\s*[—–\-:]\s*checked\s*[—–\-:]\s*({_EN_RESULT})\b", re.I), 1, 2),
     # "wolf check, #6. Gold water, #2."
     (re.compile(rf"(?:^|(?<=[:;.])|(?<=[:;.]\s))\s*\b(wolf\s+check|gold\s+water|kill)\s*[,:]\s*{_SEAT}\b", re.I), 2, 1),
+    # "I found a wolf last night: #8"
+    (re.compile(rf"\bI\s+found\s+(?:a|my|one)\s+(wolf|werewolf)\b[^.;!?]{{0,25}}?(?:[:—–\-]|\bin|\bon|\bat)\s*{_SEAT}\b",
+                re.I), 2, 1),
     # "#5 is the wolf I checked"
     (re.compile(rf"{_SEAT}\s+(?:is|was)\s+(?:the|a|my)\s+(wolf|werewolf|good\s+one|good\s+guy|good\s+player)\s+I\s+"
                 rf"(?:checked|verified|investigated|inspected|found)\b", re.I), 1, 2),
@@ -242,7 +249,7 @@ CHECKS_EN = [
 ]
 #: "gave 8 a kill", "kill on 8", "called 8 a wolf", "#4 as a wolf check": a check only with "I"/"my" before
 #: it or from a seer claim, since a speaker says them of others' checks as often as of its own
-WEAK_CHECKS_EN = frozenset(CHECKS_EN[i][0] for i in (1, 3, 6, 8, 10))
+WEAK_CHECKS_EN = frozenset(CHECKS_EN[i][0] for i in (1, 3, 6, 9, 11))
 LOOSE_EN = re.compile(rf"(?<![\d.])(?:seat\s+|player\s+|#)?(\d{{1,2}})(?!\d)\s*(?:,?\s*(?:is|was|'s)\s+(?:definitely\s+|"
                       rf"certainly\s+|100%\s+|also\s+)?|came\s+back\s+(?:as\s+)?|:\s*|=\s*|-\s*|—\s*|–\s*|"
                       rf"\s(?=(?:good|wolf|werewolf|innocent|clean)\b))"
@@ -474,8 +481,15 @@ _PAREN_CHECK = re.compile(rf"((?:seat\s+|player\s+|#)\d{{1,2}})(?:\s+({_ROLE_NO_
                           rf"((?:seat\s+|player\s+|#)\d{{1,2}})\s*\)", re.I)
 
 
+_CLAIMANT_AFTER = re.compile(rf"((?:seat\s+|player\s+|#)\d{{1,2}}),\s+the\s+(?:(?:first|second|other|only)\s+)?"
+                             rf"(?:({_ROLE_NO_WOLF_EN})\s+)?claimant,", re.I)
+
+
 def _inline_claims(line: str) -> str:
     """ "the claimed witch, #5, saved 11" and "#4 seer (gold on #6)" as reported claims."""
+    line = _CLAIMANT_AFTER.sub(lambda m: f"{m.group(1)} (claimed {m.group(2)})" if m.group(2) else m.group(1), line)
+    line = re.sub(r"\b(gold\s+water|wolf\s+check|kill)\s*\(\s*((?:seat\s+|player\s+|#)\d{1,2})\s*\)", r"\1 on \2", line,
+                  flags=re.I)
     line = re.sub(r"((?:seat\s+|player\s+|#)\d{1,2}),\s+(who\s)", r"\1 \2", line, flags=re.I)
     line = _CLAIMED_APPOSITION.sub(lambda m: f"{m.group(3)} claimed {m.group(1) or m.group(2)}, and {m.group(3)} then",
                                    line)
@@ -601,6 +615,7 @@ def _subjects(sentence: str, last_other: int | None, players: int,
     clauses = [c for c in _CLAUSE_SPLIT.split(sentence) if c]
     segments: list[tuple[int | None, str]] = []
     subject: int | None = None
+    seen: int | None = None  # the last seat named in this sentence so far ("Hey #7 — you said …")
     for clause in clauses:
         stripped = clause.strip()
         if FIRST_PERSON_EN.match(stripped) or FIRST_PERSON_ZH.match(stripped) or OWN_RESULT.search(stripped):
@@ -617,8 +632,8 @@ def _subjects(sentence: str, last_other: int | None, players: int,
             for rx in (PRONOUN_FRAME_EN, PRONOUN_FRAME_ZH):
                 m = rx.search(clause)
                 if m and (best is None or m.start() < best[0]):
-                    best = (m.start(), last_other if last_other is not None else
-                            fallback if fallback is not None else UNKNOWN_SEAT)
+                    order = (seen, last_other) if m.group(0).lower().startswith("you") else (last_other, seen)
+                    best = (m.start(), next((s for s in (*order, fallback) if s is not None), UNKNOWN_SEAT))
         if best is not None:
             start, seat = best
             if clause[:start].strip():
@@ -629,6 +644,10 @@ def _subjects(sentence: str, last_other: int | None, players: int,
             segments.append((subject, clause[start:]))
         else:
             segments.append((subject, clause))
+        named = [int(g) for g in re.findall(r"(?:#|seat\s+|player\s+)(\d{1,2})\b|(\d{1,2})\s*号", clause, re.I)
+                 for g in g if g]  # type: ignore[misc]
+        if named and 1 <= named[-1] <= players:
+            seen = named[-1]
     merged: list[tuple[int | None, str]] = []
     for subj, text in segments:
         if merged and merged[-1][0] == subj:
