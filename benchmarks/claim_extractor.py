@@ -2,6 +2,7 @@
 
     python benchmarks/claim_extractor.py [--set labelled|tuning|frozen] [--misses]
     python benchmarks/claim_extractor.py --reader model --model KIND:MODEL [--set tuning]
+    python benchmarks/claim_extractor.py --talker 3     # also: the speeches of 3 mock:talker games per language
 
 Without --set it prints every set: the original labelled set (tests/data/claims_labelled.jsonl),
 the chat-model-style tuning set (claims_tuning.jsonl) and the frozen held-out set
@@ -63,8 +64,15 @@ def main(argv: list[str]) -> int:
             print(f"--set takes one of: {', '.join(SETS)}", file=sys.stderr)
             return 2
         names = [argv[i + 1]]
-    for name in names:
-        rows = load_labelled(SETS[name])
+    sets: list[tuple[str, list[dict]]] = [(name, load_labelled(SETS[name])) for name in names]
+    if "--talker" in argv:
+        from arena.evaluate.claim_benchmark import talker_rows
+
+        games = int(argv[argv.index("--talker") + 1])
+        sets.append((f"mock:talker ({games} std-12-guard games per language, its own labels)",
+                     talker_rows("std-12-guard", "en", range(1, games + 1)) +
+                     talker_rows("std-12-guard", "zh", range(1, games + 1))))
+    for name, rows in sets:
         table(f"{name}: all", rows)
         for lang in ("en", "zh"):
             table(f"{name}: {lang}", [r for r in rows if r["lang"] == lang])

@@ -111,3 +111,16 @@ def test_reported_claims_are_credited_to_the_seat_that_made_them(text: str, role
     c = parse_claims(text, 18)
     assert (sorted(c.reported_roles), sorted(c.reported_checks)) == (sorted(roles), sorted(checks))
     assert c.checks_given(True) == [] and "seer" not in c.roles
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_on_mock_talker_speeches_no_speaker_is_credited_with_a_check_it_never_made(lang: str) -> None:
+    """Another author's phrasings (mock:talker, with the labels of its own ledger): the claims line a
+    model sees must never credit a check that was not made; the speaker's own claims are read."""
+    from arena.evaluate.claim_benchmark import talker_rows
+
+    rows = talker_rows("std-12-guard", lang, [1])
+    scores = {s.claim_type: s for s in score_rows(rows)[0]}
+    assert len(rows) > 30 and false_check_speeches(rows) == []
+    assert scores["checks"].precision == 1.0 and (scores["checks"].recall or 0) >= 0.9
+    assert scores["roles"].precision == 1.0 and (scores["roles"].recall or 0) >= 0.9

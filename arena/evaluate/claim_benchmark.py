@@ -83,7 +83,9 @@ def score_rows(rows: Iterable[dict[str, Any]], reader: Reader = parse_claims
     for row in rows:
         got = predicted(reader(row["text"], PLAYERS))
         want = labelled(row)
+        unsure = {t: {tuple(x) for x in row.get("unsure", {}).get(t, [])} for t in CLAIM_TYPES}
         for t in CLAIM_TYPES:
+            got[t] -= unsure[t] - want[t]  # a conditional claim the labels leave open counts neither way
             tp[t] += len(got[t] & want[t])
             fp[t] += len(got[t] - want[t])
             fn[t] += len(want[t] - got[t])
@@ -96,3 +98,44 @@ def score_rows(rows: Iterable[dict[str, Any]], reader: Reader = parse_claims
         for t in CLAIM_TYPES
     ]
     return scores, misses
+
+
+def talker_rows(preset: str, lang: str, seeds: Iterable[int]) -> list[dict[str, Any]]:
+    """The speeches of ``mock:talker`` games (agents/providers/talker.py) with the labels its ledger keeps,
+    as labelled rows: another author's phrasings of the shapes of #32. Conditional claims are
+    ``unsure`` (counted neither way)."""
+    import asyncio
+
+    from agents.registry import make_agent
+    from arena.config import get_preset
+    from arena.engine import GameSetup
+    from arena.referee import run_game
+
+    rows: list[dict[str, Any]] = []
+    for seed in seeds:
+        agents = [make_agent("mock:talker", seat=s, seed=seed) for s in range(1, get_preset(preset).players + 1)]
+        events: list[Any] = []
+        asyncio.run(run_game(GameSetup(preset=preset, seed=seed), agents, lang=lang, on_event=events.append))
+        ledger = agents[0].provider.provider.labels  # type: ignore[attr-defined]
+        for i, e in enumerate(ev for ev in events if ev.type == "speech"):
+            lab = ledger.get(e.text)
+            if lab is None:
+                continue
+            row: dict[str, Any] = {"id": f"talker-{lang}-{seed}-{i}", "lang": lang, "text": e.text, "roles": [],
+                                   "checks": [], "reported_roles": [], "reported_checks": [],
+                                   "unsure": {t: [] for t in CLAIM_TYPES}}
+            for claims, own in ((lab.own, True), (lab.reported, False)):
+                for c in claims:
+                    item: tuple[str, list[Any]] | None = None
+                    if c.what == "role":
+                        item = ("roles", [c.role]) if own else ("reported_roles", [c.by, c.role])
+                    elif c.what == "check":
+                        item = ("checks", [c.target, c.result]) if own else ("reported_checks", [c.by, c.target, c.result])
+                    if item is None:
+                        continue
+                    field_name, value = item
+                    target = row["unsure"][field_name] if c.conditional else row[field_name]
+                    if value not in target:
+                        target.append(value[0] if field_name == "roles" and not c.conditional else value)
+            rows.append(row)
+    return rows

@@ -164,6 +164,9 @@ SELF_ROLE_ZH = [
     re.compile(rf"(?:我|本人)(?:这里|这边|直接|先|就|要|来)?(?:起跳|跳|认|拍|亮|报)了?(?:个|一下)?(?:身份)?[:：]?\s*(?:真)?"
                rf"({_ZH_ROLE_STRICT})"),
     re.compile(rf"^\W*(?:我的)?(?:身份|底牌)\s*[:：]\s*(?:是)?({_ZH_ROLE_STRICT})"),
+    # 守卫在这里, 猎人牌，别乱投我, 预言家起跳, 我是闭眼好人，平民
+    re.compile(rf"^\W*({_ZH_ROLE_STRICT})(?:在这里|在这|在此|就是我|牌(?=[，,。！!])|起跳)"),
+    re.compile(r"我是(?:闭眼)?好人[，,]\s*(平民|村民|民牌)(?=[。，,；;！!]|\s*$)"),
     re.compile(rf"^\W*(?:本人|我)({_ZH_ROLE_STRICT})(?=[，,。\s]|$)"),
     re.compile(rf"({_ZH_ROLE_STRICT})(?:牌)?(?:是我|在我这|在我手)"),
     re.compile(rf"(?:作为|身为)(?:一[张个名])?(?:真)?({_ZH_ROLE_STRICT})"),
@@ -177,7 +180,7 @@ REPORTED_ROLE_EN = [
                rf"(?:told|tells)\s+(?:us|everyone|everybody|the\s+table|the\s+village|me|the\s+room)|running\s+as|went|"
                rf"(?:hard|soft)-?claim(?:ed|s|ing)?|outed\s+(?:himself|herself|themselves)\s+as|"
                rf"declar(?:ed|es)|said|says?|stated?|states|reveal(?:ed|s)|pretend(?:ed|s|ing)|came\s+out|comes\s+out)"
-               rf"\s+(?:to\s+be\s+|as\s+|that\s+)?(?:(?:he|she|you)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\s+)?{_EN_ADJ}"
+               rf"\s+(?:to\s+be\s+|as\s+|that\s+)?(?:(?:he|she|you|they)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\s+)?{_EN_ADJ}"
                rf"({_ROLE_NO_WOLF_EN})\b", re.I),
     re.compile(rf"\b(?:story|claim|role|identity)\s*[:\-—–]\s*{_EN_ADJ}({_ROLE_NO_WOLF_EN})\b", re.I),
 ]
@@ -246,10 +249,12 @@ CHECKS_EN = [
     # "called 8 a wolf", "labelled 8 as good"
     (re.compile(rf"\b(?:call(?:ed|s)?|label(?:l?ed|s)|nam(?:ed|es)|mark(?:ed|s)?)\s+{_SEAT}\s+(?:as\s+)?({_EN_RESULT})\b",
                 re.I), 1, 2),
+    # "gave #2 as good"
+    (re.compile(rf"\bgave\s+{_SEAT}\s+as\s+(?:a\s+)?(good|wolf|werewolf)\b", re.I), 1, 2),
 ]
 #: "gave 8 a kill", "kill on 8", "called 8 a wolf", "#4 as a wolf check": a check only with "I"/"my" before
 #: it or from a seer claim, since a speaker says them of others' checks as often as of its own
-WEAK_CHECKS_EN = frozenset(CHECKS_EN[i][0] for i in (1, 3, 6, 9, 11))
+WEAK_CHECKS_EN = frozenset(CHECKS_EN[i][0] for i in (1, 3, 6, 9, 11, 12))
 LOOSE_EN = re.compile(rf"(?<![\d.])(?:seat\s+|player\s+|#)?(\d{{1,2}})(?!\d)\s*(?:,?\s*(?:is|was|'s)\s+(?:definitely\s+|"
                       rf"certainly\s+|100%\s+|also\s+)?|came\s+back\s+(?:as\s+)?|:\s*|=\s*|-\s*|—\s*|–\s*|"
                       rf"\s(?=(?:good|wolf|werewolf|innocent|clean)\b))"
@@ -262,7 +267,8 @@ CHECKS_ZH = [
     (re.compile(rf"{_ZH_SEAT}\s*[=:：，,]?\s*(?:是|为)?\s*(?:我的|我给的|他的|她的)?\s*(查杀|金水)"), 1, 2),
     (re.compile(rf"(查杀|金水)(?:\s*(?:给了?|给的是|给的|是|发给了?|发了?|在)\s*)?{_ZH_SEAT}"), 2, 1),
     # 11号是我验出来的狼
-    (re.compile(rf"{_ZH_SEAT}\s*(?:是|为)\s*(?:我|他|她)验(?:出来)?的\s*(狼人|狼|好人|金水|查杀)"), 1, 2),
+    (re.compile(rf"{_ZH_SEAT}\s*(?:是|为)\s*(?:我|他|她)(?:第[一二三四五六七八九十]+[晚夜天]|首夜|昨晚|昨天晚上)?验(?:出来)?的\s*"
+                rf"(狼人|狼|好人|金水|查杀)"), 1, 2),
     (re.compile(rf"(?:给了?|发了?)\s*{_ZH_SEAT}\s*(?:发了?|报了?)?\s*(?:一[个张])?(?:的是|的)?(查杀|金水)"), 1, 2),
 ]
 LOOSE_ZH = re.compile(rf"{_ZH_SEAT}\s*(?:[=：:]\s*)?(?:是|为|就是|肯定是|一定是|必是)?\s*(?:一[匹只张])?"
