@@ -141,11 +141,10 @@ def exile(game: "Game", seat: int) -> "Flow":
         if spared:
             return
     game.emit(ExileResult(phase=state.phase, seat=seat, reason="exiled"))
-    batch = deaths.process_batch(game, [(seat, Cause.EXILE)], state.phase)
-    departed = sorted(batch.departed, key=lambda d: (d.seat != seat, d.seat))  # the exiled first, then a lover (OQ12)
-    deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
+    batch = deaths.process_batch(game, [(seat, Cause.EXILE)], state.phase)  # the exiled first, then a lover (R79)
+    deaths.announce_deaths(game, [d.seat for d in batch.departed], state.phase)
     deaths.finish_if_won(game, batch.result)
-    yield from deaths.consequences(game, deaths.Chain(departed=departed))
+    yield from deaths.consequences(game, deaths.Chain(departed=batch.departed))
     for hook in roles.after_exile_hooks:  # R160 (003): after the exiled player's last words
         yield from hook(game, seat)
 

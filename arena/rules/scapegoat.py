@@ -56,7 +56,7 @@ def die_for_tie(game: "Game", goat: int, tied: list[int]) -> "Flow":
         for seat in sorted(tied):
             game.emit(RoleRevealed(phase=state.phase, seat=seat, role=state.card(seat), reason="scapegoat_tie"))
     batch = deaths.process_batch(game, [(goat, Cause.SCAPEGOAT)], state.phase)
-    departed = sorted(batch.departed, key=lambda d: (d.seat != goat, d.seat))
+    departed = batch.departed  # the scapegoat first, then a lover (R79)
     deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
     deaths.finish_if_won(game, batch.result)
     living = tuple(state.alive_seats())
