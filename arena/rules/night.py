@@ -64,11 +64,8 @@ class Night:
 def steps_for(game: "Game", number: int) -> tuple[str, ...]:
     """The steps called on night ``number``. They depend only on the rules and on whether it is the
     first night, so each game works them out once for N1 and once for the nights after."""
-    return game.state.derived("night_steps", number == 1, lambda state: tuple(_steps_for(game, number)))
-
-
-def _steps_for(game: "Game", number: int) -> list[str]:
-    return called_steps(game.rules, first_night=number == 1)
+    return game.state.derived("night_steps", number == 1,
+                              lambda state: tuple(called_steps(game.rules, first_night=number == 1)))
 
 
 #: The order whose places R18 gives the steps another order lacks (003's holds every card that acts at night).
