@@ -412,7 +412,8 @@ def page(html: str, status_code: int = 200) -> HTMLResponse:
 
 def _operator_only(status: int) -> Response:
     """The lobby's door for anyone without the operator's token: what to do, in both languages."""
-    texts = "".join(f"<p lang={code}>{web_labels(code)['operator_only']}</p>" for code in LANGS)
+    fields = {"command": "<code>arena serve</code>", "query": "<code>?token=…</code>"}
+    texts = "".join(f"<p lang={code}>{web_labels(code)['operator_only'].format(**fields)}</p>" for code in LANGS)
     return page(f"<!doctype html><meta charset=utf-8><title>{status}</title>{texts}", status_code=status)
 
 
