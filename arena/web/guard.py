@@ -43,6 +43,7 @@ MIN_TOKEN_CHARS = 16
 #: A JSON string (strict JSON: a quote outside a string always opens one); linear, no backtracking.
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _BRACKETS = re.compile(r"[\[\]{}]")
+_URL_SAFE = re.compile(r"[A-Za-z0-9._~-]+")
 
 
 class BadJSON(ValueError):
@@ -73,9 +74,9 @@ def new_token() -> str:
 
 def check_token_text(token: str) -> str:
     """An operator token set by flag or environment; a message naming what is wrong otherwise."""
-    if len(token) < MIN_TOKEN_CHARS or not token.isascii() or not token.isprintable() or " " in token:
-        raise ValueError(f"the operator token must be at least {MIN_TOKEN_CHARS} printable ASCII characters "
-                         "without spaces (leave it unset and `arena serve` makes one)")
+    if len(token) < MIN_TOKEN_CHARS or not _URL_SAFE.fullmatch(token):
+        raise ValueError(f"the operator token must be at least {MIN_TOKEN_CHARS} characters of A-Z, a-z, 0-9, "
+                         "'-', '_', '.' or '~' (it travels in a URL; leave it unset and `arena serve` makes one)")
     return token
 
 
