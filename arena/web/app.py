@@ -287,7 +287,8 @@ def create_app(out_dir: str | Path = "transcripts/web", *, token: str | None = N
             return FileResponse(path, media_type="application/x-ndjson")
         from arena.viewer import build_view_data, render_html
 
-        return page(render_html(build_view_data(path)))
+        # a long game's page takes a while to build: off the event loop, which the tables share
+        return page(await asyncio.to_thread(lambda: render_html(build_view_data(path))))
 
     async def socket(ws: WebSocket) -> None:
         room = lobby.rooms.get(ws.path_params["table"])
