@@ -107,6 +107,7 @@ class Lobby:
             return []
         files = sorted(self.out_dir.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
         out = []
+        self._game_status = {p.name: self._game_status[p.name] for p in files[:100] if p.name in self._game_status}
         for path in files[:100]:
             if self.playing(path.name):
                 continue  # a game being played is never served: its transcript holds every card
