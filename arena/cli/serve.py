@@ -69,11 +69,14 @@ def serve_command(
         typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
         raise typer.Exit(2) from None
     if host not in LOOPBACK:
-        typer.secho(f"warning: listening on {host}: anyone who can reach this address can open seat and spectator "
-                    "links, and whoever has the operator's token can make tables and run model seats on this "
-                    "machine's API keys (the token in the URL below is the only guard: keep it to yourself). "
-                    "Browsers must reach the server by a name given with --allow-host "
-                    f"({', '.join(settings.allow_hosts) or 'none yet'}).", err=True, fg=typer.colors.YELLOW)
+        names = ", ".join(settings.allow_hosts) or "none yet"
+        reach = (f"Browsers must reach it by a name given with --allow-host ({names})" if host in ("0.0.0.0", "::")
+                 else f"Browsers reach it as {host} or a name given with --allow-host ({names})")
+        typer.secho(f"warning: listening on {host}: anyone who can reach this address and has the operator's token "
+                    "can make tables and run model seats on this machine's API keys; the token in the URL below "
+                    "is the only guard, so keep it to yourself (seat and spectator links let their holders play "
+                    f"or watch one table). Plain HTTP: anyone who can read the traffic can read the token. {reach}.",
+                    err=True, fg=typer.colors.YELLOW)
     shown = f"[{host}]" if ":" in host else host
     if host in ("0.0.0.0", "::"):
         shown = "127.0.0.1"
