@@ -28,3 +28,21 @@ def test_R173_cupid_who_linked_two_wolves_still_counts_as_a_villager() -> None:
         classes = side_kill_classes(game.state)
         assert (8 in classes["villager"]) is counted, side_class
         assert 8 not in classes["god"] and not {1, 2} & {*classes["villager"], *classes["god"]}
+
+
+def test_R138_R156_the_next_exile_vote_is_the_next_one_held() -> None:
+    """R138, R156 (003 Roles 6-7: 失去下一輪放逐投票的投票權): a loss set for day 2 falls on day 2's vote and its PK;
+    a day without a vote (D2 cut short) passes it on to D3; once a vote was held it is spent."""
+    from arena.events import PhaseStarted, VoteResult
+    from arena.rules.vote import restriction_holds_today
+
+    game = _cupid_thief_game({})
+    holds = []
+    for phase, vote_held in (("N1", False), ("D1", True), ("N2", False), ("D2", False), ("N3", False),
+                             ("D3", True), ("N4", False), ("D4", True)):
+        game.emit(PhaseStarted(phase=phase))
+        holds.append((phase, restriction_holds_today(game, 2)))
+        if vote_held:
+            game.emit(VoteResult(phase=phase, ballot="exile", tally={}, top=[], voters=[]))
+            holds.append((phase + " PK", restriction_holds_today(game, 2)))
+    assert [p for p, h in holds if h] == ["D2", "D3", "D3 PK"]

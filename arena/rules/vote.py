@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from arena.actions import choose_seat
 from arena.events import BallotCast, PkPlatform, REFEREE, VoteResult, PUBLIC
 from arena.rules import aux_police, speech
-from arena.types import Kind
+from arena.types import Kind, parse_phase
 
 if TYPE_CHECKING:
     from arena.engine import Game
@@ -96,6 +96,24 @@ def eligible_voters(game: "Game") -> list[int]:
     for restrict in game.state.hooks.voter_restrictions:  # R138, R156: the punished voters, the scapegoat's list
         voters = restrict(game, voters)
     return voters
+
+
+def restriction_holds_today(game: "Game", first_day: int) -> bool:
+    """R138, R156: does a loss of "the next exile vote" (下一輪放逐投票, 003 Roles 6-7), set for day ``first_day``
+    or later, fall on today's exile vote? Yes from ``first_day`` on until the first day on which an exile vote is
+    held, that day's PK included; a day without one (cut short by a self-destruct) does not use it up."""
+    state = game.state
+    night, today = parse_phase(state.phase)
+    if night or today < first_day:
+        return False
+    held: int | None = None  # the first day from first_day on whose exile vote was held
+    for e in reversed(game.log):  # the latest first: stop at the first exile vote before first_day
+        if isinstance(e, VoteResult) and e.ballot == "exile":
+            day = parse_phase(e.phase)[1]
+            if day < first_day:
+                break
+            held = day
+    return held is None or held == today
 
 
 def eligible_targets(game: "Game") -> list[int]:
