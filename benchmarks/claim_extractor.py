@@ -10,7 +10,7 @@ the chat-model-style tuning set (claims_tuning.jsonl) and the frozen held-out se
 one per language, and the number of speeches that credit the speaker with a check it never made.
 --misses lists the disagreements of the tuning and labelled sets only; the frozen set's are shown
 only with --misses-frozen (looking at them and then tuning would unfreeze it).
---reader model calibrates the model-judged reader (arena/evaluate/claims_model.py, any provider the
+--reader model calibrates the model-judged reader (agents/claims_reading.py, any provider the
 arena supports: openai:gpt-4.1-mini, anthropic:MODEL, local:MODEL@URL) against the same labels; it
 makes one call per speech, so it costs money and needs a key or a local server.
 docs/metrics.md records the figures; tests/test_claims.py asserts them.
@@ -50,7 +50,7 @@ def main(argv: list[str]) -> int:
             print("--reader model needs --model KIND:MODEL", file=sys.stderr)
             return 2
         from agents.providers import ProviderConfigError
-        from arena.evaluate.claims_model import reader_from_spec
+        from agents.claims_reading import reader_from_spec
 
         try:
             model = reader_from_spec(argv[argv.index("--model") + 1])
@@ -66,7 +66,7 @@ def main(argv: list[str]) -> int:
         names = [argv[i + 1]]
     sets: list[tuple[str, list[dict]]] = [(name, load_labelled(SETS[name])) for name in names]
     if "--talker" in argv:
-        from arena.evaluate.claim_benchmark import talker_rows
+        from agents.claims_reading import talker_rows
 
         games = int(argv[argv.index("--talker") + 1])
         sets.append((f"mock:talker ({games} std-12-guard games per language, its own labels)",

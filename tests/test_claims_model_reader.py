@@ -1,4 +1,4 @@
-"""The optional model-judged claims reader (arena/evaluate/claims_model.py), offline: a loopback
+"""The optional model-judged claims reader (agents/claims_reading.py), offline: a loopback
 OpenAI-compatible server the test starts stands in for the model (#26 item 6, #32)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from arena.evaluate.claim_benchmark import SETS, load_labelled, score_rows
 from arena.evaluate.claims import REGEX_READER, read_claims
-from arena.evaluate.claims_model import PROMPT_FILE, ModelClaimsReader, load_prompt, prompt_hash, reader_from_spec
+from agents.claims_reading import PROMPT_FILE, ModelClaimsReader, load_prompt, prompt_hash, reader_from_spec
 from arena.evaluate.ratings import RatingConfig
 from arena.evaluate.report import render, score
 from arena.resources import data_dir

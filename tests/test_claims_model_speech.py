@@ -117,7 +117,7 @@ def test_reported_claims_are_credited_to_the_seat_that_made_them(text: str, role
 def test_on_mock_talker_speeches_no_speaker_is_credited_with_a_check_it_never_made(lang: str) -> None:
     """Another author's phrasings (mock:talker, with the labels of its own ledger): the claims line a
     model sees must never credit a check that was not made; the speaker's own claims are read."""
-    from arena.evaluate.claim_benchmark import talker_rows
+    from agents.claims_reading import talker_rows
 
     rows = talker_rows("std-12-guard", lang, [1])
     scores = {s.claim_type: s for s in score_rows(rows)[0]}

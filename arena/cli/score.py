@@ -61,7 +61,7 @@ def score_command(
     reader = None
     if claims_reader is ClaimsReaderKind.model:
         from agents.providers import ProviderConfigError
-        from arena.evaluate.claims_model import reader_from_spec
+        from agents.claims_reading import reader_from_spec
 
         if not claims_model:
             raise ProviderConfigError("--claims-reader model needs --claims-model KIND:MODEL (e.g. openai:gpt-4.1-mini)")

@@ -223,7 +223,7 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
     kept out of the ratings, win rates, metrics and balance, which assume independent games, and are
     only paired with their parents (``Report.forks``). ``include_forks`` counts them as ordinary games.
     ``claims_reader`` reads the speeches for the claim metrics instead of the rule-based reader (a
-    :class:`arena.evaluate.claims_model.ModelClaimsReader`); its ``name`` goes into the report.
+    :class:`agents.claims_reading.ModelClaimsReader`, wired by the CLI); its ``name`` goes into the report.
     """
     if claims_reader is not None:
         with using_reader(claims_reader, getattr(claims_reader, "name", repr(claims_reader))):

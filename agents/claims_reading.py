@@ -1,4 +1,7 @@
-"""A model-judged claims reader: a model reads each speech with a fixed prompt (prompts/<lang>/claims_reader.yaml).
+"""Claims reading that needs agents (arena/ never imports them): the model-judged claims reader, and
+the labelled speeches of ``mock:talker`` games for the claims benchmark.
+
+The model-judged reader: a model reads each speech with a fixed prompt (prompts/<lang>/claims_reader.yaml).
 
 Optional, for researchers who score real games (``arena score --claims-reader model --claims-model
 KIND:MODEL``); the rule-based reader (:func:`arena.evaluate.claims.parse_claims`) stays the offline
@@ -17,11 +20,12 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from arena.evaluate.claim_benchmark import CLAIM_TYPES
 from arena.evaluate.claims import ROLE_WORDS_EN, Claims, _normalise, parse_claims
 from arena.resources import data_dir
 
@@ -208,3 +212,44 @@ def reader_from_spec(spec: str, *, base_url: str | None = None, timeout: float =
     if "@" in model and base_url is None:
         model, _, base_url = model.partition("@")
     return ModelClaimsReader(make_provider(kind, model, base_url=base_url, timeout=timeout), timeout=timeout)
+
+
+def talker_rows(preset: str, lang: str, seeds: Iterable[int]) -> list[dict[str, Any]]:
+    """The speeches of ``mock:talker`` games (agents/providers/talker.py) with the labels its ledger keeps,
+    as labelled rows: another author's phrasings of the shapes of #32. Conditional claims are
+    ``unsure`` (counted neither way)."""
+    import asyncio
+
+    from agents.registry import make_agent
+    from arena.config import get_preset
+    from arena.engine import GameSetup
+    from arena.referee import run_game
+
+    rows: list[dict[str, Any]] = []
+    for seed in seeds:
+        agents = [make_agent("mock:talker", seat=s, seed=seed) for s in range(1, get_preset(preset).players + 1)]
+        events: list[Any] = []
+        asyncio.run(run_game(GameSetup(preset=preset, seed=seed), agents, lang=lang, on_event=events.append))
+        ledger = agents[0].provider.provider.labels  # type: ignore[attr-defined]
+        for i, e in enumerate(ev for ev in events if ev.type == "speech"):
+            lab = ledger.get(e.text)
+            if lab is None:
+                continue
+            row: dict[str, Any] = {"id": f"talker-{lang}-{seed}-{i}", "lang": lang, "text": e.text, "roles": [],
+                                   "checks": [], "reported_roles": [], "reported_checks": [],
+                                   "unsure": {t: [] for t in CLAIM_TYPES}}
+            for claims, own in ((lab.own, True), (lab.reported, False)):
+                for c in claims:
+                    item: tuple[str, list[Any]] | None = None
+                    if c.what == "role":
+                        item = ("roles", [c.role]) if own else ("reported_roles", [c.by, c.role])
+                    elif c.what == "check":
+                        item = ("checks", [c.target, c.result]) if own else ("reported_checks", [c.by, c.target, c.result])
+                    if item is None:
+                        continue
+                    field_name, value = item
+                    target = row["unsure"][field_name] if c.conditional else row[field_name]
+                    if value not in target:
+                        target.append(value[0] if field_name == "roles" and not c.conditional else value)
+            rows.append(row)
+    return rows
