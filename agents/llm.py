@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.base import timed
 from agents.llm_answer import (
+    DESTRUCT_BEFORE_KEY,
     AnswerFormatError,
     ReadAnswer,
     answer_schema,
@@ -179,7 +180,10 @@ class LLMAgent:
         self.reached = False  # has the endpoint ever answered this seat?
         self._kept: KeptSpeech | None = None  # the speech given with the last self-destruct answer
         self._summary_calls: list[tuple[int, _Asked]] = []
-        self._lang = "en"  # the language of the game being played (for sizing max_tokens)  # day summaries asked since the last decision
+        self._lang = "en"  # the language of the game being played (for sizing max_tokens)
+        #: A wolf's standing instruction (#25 item 7): (day phase, the seat before whose speech it
+        #: self-destructs, or None), from its latest day answer; answers the offers before others' speeches.
+        self._destruct_before: tuple[str, int | None] | None = None  # day summaries asked since the last decision
 
     @property
     def belief_mode(self) -> str:
@@ -224,7 +228,13 @@ class LLMAgent:
     def _skip(self, observation: Observation, request: DecisionRequest) -> Answer | None:
         if request.kind in SELF_DESTRUCT_KINDS:
             policy = self.options.self_destruct
-            own_turn = (request.context or {}).get("before_speaker") == self.seat
+            before = (request.context or {}).get("before_speaker")
+            own_turn = before == self.seat
+            standing = self._destruct_before
+            if policy == "own_turn" and not own_turn and standing is not None and standing == (request.phase, before):
+                return Answer(value=True, extras=AnswerExtras(note=(
+                    f"self_destruct={policy}: the seat's standing instruction (its latest day answer) names "
+                    f"#{before}: self-destructs without a model call")))
             if policy == "never" or (policy == "own_turn" and not own_turn):
                 return Answer(value=False, extras=AnswerExtras(
                     note=f"self_destruct={policy}: answered without a model call"))
@@ -305,10 +315,11 @@ class LLMAgent:
 
         built = builder.build(observation, request, notes=self.notes,
                               beliefs=self.options.beliefs == "votes", speech_chars=speech_chars)
+        destruct_before = self._destruct_seats(builder, observation, request)
         schema = answer_schema(request, belief_seats=built.belief_seats,
                                reasoning_chars=self.options.reasoning_max_chars,
                                notes_chars=self.options.notes_max_chars, speech_chars=speech_chars,
-                               claims=self.options.declare_claims)
+                               claims=self.options.declare_claims, destruct_before=destruct_before)
         legal_type = getattr(request.legal, "type", None)
 
         def parse(reply: Any) -> tuple[ReadAnswer, Any]:
@@ -324,6 +335,7 @@ class LLMAgent:
             return self._fallback(request, asked, extras)
         read, value = asked.value
         self._keep_notes(read)
+        self._keep_destruct_before(request, read, destruct_before)
         beliefs = clean_beliefs(read.beliefs_raw, built.belief_seats) if built.belief_seats else None
         self._remember_beliefs(observation, request, beliefs)
         return Answer(value=value, reasoning=read.reasoning, notes=read.notes, beliefs=beliefs, extras=extras)
@@ -420,6 +432,24 @@ class LLMAgent:
         observe = getattr(self.provider.provider, "observe", None)
         if observe is not None:
             observe(observation, request, self.options.lang or observation.lang or "en")
+
+    def _destruct_seats(self, builder: PromptBuilder, observation: Observation, request: DecisionRequest) -> list[int] | None:
+        """The seats a wolf may name in its standing self-destruct instruction: on a day decision, under
+        the own_turn policy, when its card may self-destruct; the living others (None: no field)."""
+        if (self.options.self_destruct != "own_turn" or not str(request.phase).startswith("D")
+                or request.kind in SELF_DESTRUCT_KINDS):
+            return None
+        view = observation.view()
+        if not builder.may_self_destruct(observation, view) or self.seat not in view.alive:
+            return None
+        return sorted(s for s in view.alive if s != self.seat) or None
+
+    def _keep_destruct_before(self, request: DecisionRequest, read: ReadAnswer, seats: list[int] | None) -> None:
+        if seats is None:
+            return
+        named = (read.payload or {}).get(DESTRUCT_BEFORE_KEY)
+        legal = isinstance(named, int) and not isinstance(named, bool) and named in seats
+        self._destruct_before = (str(request.phase), named if legal else None)
 
     def _declared(self, builder: PromptBuilder, request: DecisionRequest, read: ReadAnswer, text: Any,
                   players: int) -> Any:
