@@ -30,7 +30,7 @@ in this process, in a thread, feeding a live view.
 ``rate_limits`` names each provider account's allowance once (requests and tokens per minute); every
 game of the run, whichever executor plays it, shares it (:mod:`arena.ratelimit`).
 
-This module never imports ``agents``: the caller passes an agent factory (``agents.registry:make_agent``
+This module never imports ``agents``: the caller passes an agent factory (``agents.registry:make_operator_agent``
 from the CLI), named by import path so that worker processes can rebuild it.
 """
 
@@ -72,7 +72,8 @@ from arena.user_yaml import load_user_yaml
 
 __all__ = ["TournamentError", "TournamentConfig", "RunOptions", "run_tournament", "store_transcript", "Executor"]
 
-DEFAULT_FACTORY = "agents.registry:make_agent"
+# A tournament config is the operator's own file: its specs are trusted (a langchain class path may be built).
+DEFAULT_FACTORY = "agents.registry:make_operator_agent"
 
 
 # --- config -------------------------------------------------------------------------------------
