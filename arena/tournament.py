@@ -918,3 +918,29 @@ def verify_tournament(out: Path) -> VerifyResult:
             result.problems.append(f"{game_id}: the header seats {seated}, the schedule "
                                    f"{list(zip(game.specs, game.labels))}")
     return result
+
+
+def unverified_transcripts(transcripts: list[Path]) -> list[str]:
+    """What ``arena score`` must not rate unnoticed: for every tournament folder holding one of
+    ``transcripts`` (a folder with ``tournament.json`` above it), the problems :func:`verify_tournament`
+    finds, and each transcript there that the index does not know (added after the run). A game
+    the index calls abandoned or failed has no digest; a transcript outside any tournament folder
+    has nothing to be checked against."""
+    folders: dict[Path, list[Path]] = {}
+    for path in transcripts:
+        folder = next((d for d in path.resolve().parents if (d / "tournament.json").is_file()), None)
+        if folder is not None:
+            folders.setdefault(folder, []).append(path)
+    problems: list[str] = []
+    for folder, inside in sorted(folders.items()):
+        try:
+            result = verify_tournament(folder)
+        except TournamentError as exc:
+            problems.append(str(exc))
+            continue
+        problems += [f"{folder}: {p}" for p in result.problems]
+        known = {transcript_path(folder, game_id).resolve() for game_id, entry in Index(folder / "index.jsonl").state.items()
+                 if entry.status in ("done", "abandoned", "failed")}
+        problems += [f"{folder}: {p.name} is not a game of this tournament's index (added after the run?)"
+                     for p in sorted(inside) if p.resolve() not in known]
+    return problems
