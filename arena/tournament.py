@@ -45,7 +45,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal, Sequence
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from arena.config import ConfigError
@@ -68,7 +67,7 @@ from arena.executors import (
 )
 from arena.ratelimit import RateLimit
 from arena.stopping import GameStopped, SeatUnreachable
-from arena.user_yaml import load_user_yaml
+from arena.user_yaml import UserFileError, load_user_file, load_user_json
 
 __all__ = ["TournamentError", "TournamentConfig", "RunOptions", "run_tournament", "store_transcript", "Executor"]
 
@@ -166,11 +165,11 @@ class TournamentConfig(BaseModel):
 def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
     path = Path(path)
     try:
-        raw = load_user_yaml(path.read_text(encoding="utf-8")) or {}
+        raw = load_user_file(path, as_json=False) or {}
     except OSError as exc:
         raise TournamentError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    except yaml.YAMLError as exc:
-        raise TournamentError(f"{path}: not valid YAML ({exc})") from None
+    except UserFileError as exc:
+        raise TournamentError(str(exc)) from None
     if not isinstance(raw, dict):
         raise TournamentError(f"{path}: expected a mapping at the top level")
     raw.update({k: v for k, v in overrides.items() if v is not None})
@@ -475,8 +474,8 @@ def read_meta(folder: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise TournamentError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
     try:
-        meta = json.loads(text)
-    except json.JSONDecodeError as exc:
+        meta = load_user_json(text)
+    except UserFileError as exc:
         meta = exc
     if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
         what = "empty" if not text.strip() else "damaged (not the JSON this arena writes)"
@@ -883,7 +882,7 @@ def verify_tournament(out: Path) -> VerifyResult:
 
     meta_path = out / "tournament.json"
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = load_user_json(meta_path.read_text(encoding="utf-8"))  # UnicodeDecodeError is a ValueError
         cfg = TournamentConfig(**meta["config"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise TournamentError(f"{out}: not a readable tournament folder ({exc})") from None
