@@ -328,7 +328,8 @@ class Index:
         self.state: dict[str, IndexEntry] = {}
         self.done_count: dict[str, int] = {}
         if path.exists():
-            for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            # Bytes, not text: a line that is not UTF-8 fails validation like any damaged line.
+            for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
                 if not raw.strip():
                     continue
                 try:

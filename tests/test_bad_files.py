@@ -119,3 +119,28 @@ def test_the_sound_scenario_passes(tmp_path: Path) -> None:
     path.write_text(json.dumps(SCENARIO), encoding="utf-8")
     result = runner.invoke(app, ["scenario", "run", str(path)])
     assert result.exit_code == 0, result.output
+
+
+def test_a_deeply_nested_keys_file_is_an_error_naming_it(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from agents.providers import ProviderConfigError
+    from agents.registry import make_operator_agent
+
+    keys = write(tmp_path / "keys.yaml", "openai: " + "[" * DEEP + "]" * DEEP)
+    monkeypatch.setenv("WEREWOLF_ARENA_KEYS", str(keys))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ProviderConfigError, match="not valid YAML at line 1"):
+        make_operator_agent("openai:gpt-4o-mini", seat=1)
+
+
+def test_an_index_line_that_is_not_utf8_is_a_damaged_line_not_a_crash(tmp_path: Path) -> None:
+    import asyncio
+
+    from arena.tournament import RunOptions, run_tournament
+    from tests.test_eval_tournament import config
+
+    out = tmp_path / "t"
+    asyncio.run(run_tournament(config(tmp_path, deals=1), RunOptions(out=out, executor="async")))
+    with open(out / "index.jsonl", "ab") as fh:
+        fh.write(b'{"game_id": "\xff\xfe", "status": "done", "time": 1}\n')
+    result = runner.invoke(app, ["verify", str(out)])
+    assert result.exit_code == 0 and "internal error" not in result.output, result.output

@@ -35,6 +35,7 @@ from urllib.parse import quote, quote_plus
 import yaml
 
 from arena.credentials import KEY_OPTION_NAMES, credential_problems, strip_url_credentials, url_has_credentials
+from arena.user_yaml import load_user_yaml
 
 KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
@@ -76,7 +77,7 @@ def _file_entry(provider: str) -> dict[str, Any]:
     except OSError as exc:
         raise _keys_file_error(path, f"cannot read it ({exc.strerror or type(exc).__name__})") from None
     try:
-        data = yaml.safe_load(text)
+        data = load_user_yaml(text)  # no aliases, nesting bounded: a hostile file is an error, not a crash
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
