@@ -939,8 +939,26 @@ def unverified_transcripts(transcripts: list[Path]) -> list[str]:
             problems.append(str(exc))
             continue
         problems += [f"{folder}: {p}" for p in result.problems]
-        known = {transcript_path(folder, game_id).resolve() for game_id, entry in Index(folder / "index.jsonl").state.items()
-                 if entry.status in ("done", "abandoned", "failed")}
-        problems += [f"{folder}: {p.name} is not a game of this tournament's index (added after the run?)"
-                     for p in sorted(inside) if p.resolve() not in known]
+        state = Index(folder / "index.jsonl").state
+        status = {transcript_path(folder, game_id).resolve(): entry.status for game_id, entry in state.items()}
+        for path in sorted(inside):
+            known = status.get(path.resolve())
+            if known not in ("done", "abandoned", "failed"):
+                problems.append(f"{folder}: {path.name} is not a game of this tournament's index (added after the run?)")
+            elif known != "done" and _claims_a_finished_game(path):
+                # No digest is kept for a game that did not finish: its transcript must not claim it did.
+                problems.append(f"{folder}: {path.stem}: the index records it {known}, its transcript a finished game")
     return problems
+
+
+def _claims_a_finished_game(path: Path) -> bool:
+    """The transcript's last line is a result line that is not abandoned."""
+    with open(path, "rb") as fh:
+        fh.seek(0, 2)
+        fh.seek(max(fh.tell() - 65536, 0))
+        tail = fh.read().rstrip(b"\n").rpartition(b"\n")[2]
+    try:
+        last = json.loads(tail)
+    except ValueError:
+        return False
+    return isinstance(last, dict) and last.get("type") == "result" and not last.get("abandoned")

@@ -79,3 +79,15 @@ def test_loose_transcripts_outside_a_tournament_are_scored_as_before(tournament:
         shutil.copy(game, loose / game.name)
     flip_winner(sorted(loose.glob("*.jsonl"))[0])  # nothing to check it against
     assert score(str(loose)).exit_code == 0
+
+
+def test_an_abandoned_game_edited_to_claim_a_result_is_not_rated_unnoticed(tournament: Path) -> None:
+    from arena.tournament import Index, IndexEntry
+
+    game = sorted((tournament / "games").glob("*.jsonl"))[0]
+    Index(tournament / "index.jsonl").write(IndexEntry(game_id=game.stem, status="abandoned", time=1.0))
+    edit_json(game, -1, lambda r: r.update(abandoned=True))  # as the arena writes an abandoned game
+    assert score(str(tournament)).exit_code == 0
+    edit_json(game, -1, lambda r: r.update(abandoned=False))  # edited to count as a finished game
+    result = score(str(tournament))
+    assert result.exit_code == 1 and "the index records it abandoned, its transcript a finished game" in result.output
