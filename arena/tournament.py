@@ -873,6 +873,8 @@ class VerifyResult(BaseModel):
     checked: int = Field(description="done games whose transcripts were checked")
     problems: list[str] = Field(default_factory=list, description="one line per game that failed a check")
     unhashed: int = Field(default=0, description="done games the index has no digest for (older runs)")
+    abandoned: list[str] = Field(default_factory=list, description=(
+        "games the index records abandoned (stopped before their end: not rated, replayed by --resume)"))
 
 
 def verify_tournament(out: Path) -> VerifyResult:
@@ -891,6 +893,8 @@ def verify_tournament(out: Path) -> VerifyResult:
     index = Index(out / "index.jsonl")
     result = VerifyResult(out=str(out), checked=0)
     for game_id, entry in sorted(index.state.items()):
+        if entry.status == "abandoned":
+            result.abandoned.append(game_id)
         if entry.status != "done":
             continue
         result.checked += 1

@@ -80,3 +80,17 @@ def test_a_finished_game_marked_abandoned_is_a_mismatch(tmp_path: Path) -> None:
 def test_a_finished_game_still_replays_ok(tmp_path: Path) -> None:
     result = runner.invoke(app, ["replay", str(bot_game(tmp_path / "g.jsonl"))])
     assert result.exit_code == 0 and result.output.startswith("OK")
+
+
+def test_verify_of_a_tournament_folder_names_its_abandoned_games(tmp_path: Path) -> None:
+    import asyncio
+
+    from arena.tournament import Index, IndexEntry, RunOptions, run_tournament
+    from tests.test_eval_tournament import config
+
+    out = tmp_path / "t"
+    asyncio.run(run_tournament(config(tmp_path, deals=1), RunOptions(out=out, executor="async")))
+    game_id = sorted(Index(out / "index.jsonl").state)[0]
+    Index(out / "index.jsonl").write(IndexEntry(game_id=game_id, status="abandoned", time=1.0, error="seat 3: down"))
+    result = runner.invoke(app, ["verify", str(out)])
+    assert result.exit_code == 0 and f"1 abandoned, not rated ({game_id};" in result.output, result.output

@@ -87,3 +87,18 @@ def test_untrusted_specs_that_build_nothing_arbitrary_still_parse() -> None:
         parse_seat_spec("evil_seat_module:Boom", trusted=False)
     with pytest.raises(AgentSpecError, match="must be a string"):
         parse_seat_spec(["bot:random"], trusted=False)  # type: ignore[arg-type]
+
+
+def test_fork_takes_no_class_path_from_a_transcripts_header(evil: Path, tmp_path: Path) -> None:
+    # A transcript is a file from anywhere: `arena fork` on it with the parent's own agents must not
+    # build what its header names; the operator's --agents may.
+    from typer.testing import CliRunner
+
+    from arena.cli.main import app
+    from tests.test_hostile_files import bot_game, edit_json
+
+    path = edit_json(bot_game(tmp_path / "g.jsonl"), 1,
+                     lambda h: h["agents"][0].update(spec="langchain:evil_seat_module:Boom"))
+    result = CliRunner().invoke(app, ["fork", str(path), "--at", "3"])
+    assert result.exit_code == 2 and "names a Python class to import and build" in result.output, result.output
+    assert not (evil / "imported").exists()

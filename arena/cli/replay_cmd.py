@@ -55,6 +55,9 @@ def verify_command(path: Path = typer.Argument(..., help="A transcript .jsonl fi
         for problem in result.problems:
             typer.secho(problem, fg=typer.colors.RED)
         note = f" ({result.unhashed} recorded before digests were kept: not hash-checked)" if result.unhashed else ""
+        if result.abandoned:
+            shown = ", ".join(result.abandoned[:5]) + (" ..." if len(result.abandoned) > 5 else "")
+            note += f"; {len(result.abandoned)} abandoned, not rated ({shown}; --resume replays them)"
         if result.problems:
             typer.secho(f"FAILED: {len(result.problems)} of {result.checked} games{note}", fg=typer.colors.RED)
             raise typer.Exit(1)
