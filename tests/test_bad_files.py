@@ -144,3 +144,8 @@ def test_an_index_line_that_is_not_utf8_is_a_damaged_line_not_a_crash(tmp_path: 
         fh.write(b'{"game_id": "\xff\xfe", "status": "done", "time": 1}\n')
     result = runner.invoke(app, ["verify", str(out)])
     assert result.exit_code == 0 and "internal error" not in result.output, result.output
+
+
+def test_a_deeply_nested_option_value_is_a_usage_error() -> None:
+    result = runner.invoke(app, ["bench", "run", "--agent", "bot:random", "--option", "x=" + "[" * 5000])
+    assert result.exit_code == 2 and "nested more than" in result.output, result.output
