@@ -877,10 +877,12 @@ class VerifyResult(BaseModel):
         "games the index records abandoned (stopped before their end: not rated, replayed by --resume)"))
 
 
-def verify_tournament(out: Path) -> VerifyResult:
+def verify_tournament(out: Path, *, read_hashed: bool = True) -> VerifyResult:
     """Check a tournament folder without replaying: every game the index calls done has its
     transcript, the transcript's bytes match the digest recorded when it was done, it has a result
-    line, and its header seats the agents and labels the schedule gave it."""
+    line, and its header seats the agents and labels the schedule gave it. ``read_hashed=False``
+    (``arena score``, which reads every game itself) reads only the games without a digest: a game
+    whose bytes match its digest is the file the runner checked and stored."""
     from arena.transcript import TranscriptError, read_transcript
 
     meta_path = out / "tournament.json"
@@ -906,6 +908,10 @@ def verify_tournament(out: Path) -> VerifyResult:
             result.unhashed += 1
         elif file_digest(path) != entry.sha256:
             result.problems.append(f"{game_id}: the transcript changed since it was recorded (digest differs)")
+            continue
+        elif not read_hashed:
+            if game_id not in scheduled:
+                result.problems.append(f"{game_id}: not in this tournament's schedule")
             continue
         try:
             transcript = read_transcript(path)
@@ -938,7 +944,7 @@ def unverified_transcripts(transcripts: list[Path]) -> list[str]:
     problems: list[str] = []
     for folder, inside in sorted(folders.items()):
         try:
-            result = verify_tournament(folder)
+            result = verify_tournament(folder, read_hashed=False)
         except TournamentError as exc:
             problems.append(str(exc))
             continue
