@@ -57,3 +57,16 @@ def test_R171_004c_a_living_wolf_lover_still_keeps_the_game_open() -> None:
 def test_R171_a_village_win_value_not_in_the_catalogue_is_named() -> None:
     with pytest.raises(ConfigError, match="village_win"):
         resolve_rules("cupid-thief-12", {"village_win": "all_wolves"})
+
+
+def test_R171_rules_show_states_the_village_win_in_force() -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli.main import app
+
+    runner = CliRunner()
+    plain = runner.invoke(app, ["rules", "show", "cupid-thief-12"]).output
+    seed_c = runner.invoke(app, ["rules", "show", "cupid-thief-12", "-r", "profile=last_words_004c"]).output
+    assert "the village when every wolf and third party is dead" in plain and "好人放逐或杀光所有狼人与第三方获胜" in plain
+    assert "the village when every wolf is dead, whatever camp Cupid plays for" in seed_c
+    assert "好人放逐或杀光所有狼人获胜，不论丘比特帮哪一方" in seed_c
