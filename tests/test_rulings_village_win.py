@@ -68,5 +68,6 @@ def test_R171_rules_show_states_the_village_win_in_force() -> None:
     plain = runner.invoke(app, ["rules", "show", "cupid-thief-12"]).output
     seed_c = runner.invoke(app, ["rules", "show", "cupid-thief-12", "-r", "profile=last_words_004c"]).output
     assert "the village when every wolf and third party is dead" in plain and "好人放逐或杀光所有狼人与第三方获胜" in plain
+    assert "profile face_to_face_000" in plain and "profile last_words_004c" in seed_c  # the profile in force
     assert "the village when every wolf is dead, whatever camp Cupid plays for" in seed_c
     assert "好人放逐或杀光所有狼人获胜，不论丘比特帮哪一方" in seed_c

@@ -45,7 +45,8 @@ def rules_show(
 
     from arena.rules.night import called_steps, merged_steps
 
-    rules = resolve_rules(board_id(preset_id, players), parse_rule_overrides(rule))
+    overrides = parse_rule_overrides(rule)
+    rules = resolve_rules(board_id(preset_id, players), overrides)
     preset = rules.preset
     switches = rules.switches.model_dump(mode="json")
     # R18: the night steps as this board calls them, with any step merged from order_003 named.
@@ -60,7 +61,7 @@ def rules_show(
     for card in preset.cards:
         counts[card.value] = counts.get(card.value, 0) + 1
     typer.echo(f"{preset.id}: {preset.title_en} / {preset.title_zh}")
-    typer.echo(f"seed document {preset.seed_doc}, profile {preset.profile}, {preset.players} players"
+    typer.echo(f"seed document {preset.seed_doc}, profile {overrides.get('profile', preset.profile)}, {preset.players} players"
                + (f", {len(preset.cards)} cards ({preset.center_size} in the center)" if preset.center_size else ""))
     typer.echo("roles: " + ", ".join(f"{en['role'].get(r, r)} ×{n}" for r, n in counts.items()))
     typer.echo("角色：" + "、".join(f"{zh['role'].get(r, r)}×{n}" for r, n in counts.items()))
