@@ -55,8 +55,9 @@ def test_R171_004c_a_living_wolf_lover_still_keeps_the_game_open() -> None:
 
 
 def test_R171_a_village_win_value_not_in_the_catalogue_is_named() -> None:
-    with pytest.raises(ConfigError, match="village_win"):
+    with pytest.raises(ConfigError, match="village_win") as error:
         resolve_rules("cupid-thief-12", {"village_win": "all_wolves"})
+    assert "'all_wolves_dead'" in str(error.value) and "'all_wolves'" in str(error.value)  # the values it may take
 
 
 def test_R171_rules_show_states_the_village_win_in_force() -> None:
