@@ -94,6 +94,8 @@ class Report(BaseModel):
     tool: str = f"werewolf-arena {__version__} evaluator"
     sources: list[str]
     skipped: list[str] = Field(default_factory=list, description="unreadable transcripts left out, with why")
+    unverified: list[str] = Field(default_factory=list, description=(
+        "games scored although they fail `arena verify` (arena score --allow-unverified), with why"))
     config: ConfigCard | None
     availability: Availability
     ratings: BTRatings
@@ -408,6 +410,9 @@ def render_md(report: Report) -> str:
     if policy:
         out += [policy, ""]
     out += [f"Claims read by: {report.claims_reader} (see docs/metrics.md, Claim extractor).", ""]
+    if report.unverified:
+        out += [f"**Unverified: {len(report.unverified)} game(s) scored although they fail `arena verify`:**", ""]
+        out += [f"- {msg}" for msg in report.unverified[:20]] + [""]
     if report.skipped:
         out += [f"{len(report.skipped)} unreadable transcript(s) skipped:", ""]
         out += [f"- {msg}" for msg in report.skipped[:20]] + [""]
@@ -764,6 +769,10 @@ def render_html(report: Report, base: Path | None = None) -> str:
     policy = _fork_policy(report)
     if policy:
         parts.append(f"<p>{html.escape(policy.replace('`', ''))}</p>")
+    if report.unverified:
+        parts.append(f"<p class='needs'><b>Unverified: {len(report.unverified)} game(s) scored although they fail "
+                     "arena verify:</b></p><ul>" + "".join(f"<li>{html.escape(m)}</li>" for m in report.unverified[:20])
+                     + "</ul>")
     if report.config:
         c = report.config
         parts.append("<h2>Config card</h2>")
