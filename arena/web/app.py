@@ -382,7 +382,7 @@ async def _receive(ws: WebSocket, send: Any, close: Any, room: Room, seat: int |
         except BadJSON as exc:
             await close(1007, f"the message is {exc}"[:120])
             return
-        if not isinstance(message, dict) or message.get("type") != "answer":
+        if not isinstance(message, dict) or message.get("type") not in ("answer", "self_destruct"):
             await send({"type": "refused", "error": "unknown message"})
             continue
         if seat is None:
@@ -393,7 +393,10 @@ async def _receive(ws: WebSocket, send: Any, close: Any, room: Room, seat: int |
             await send({"type": "refused", "rid": message.get("rid"),
                                 "error": f"this link plays seat {seat} only"})
             continue
-        error = room.answer(seat, message.get("rid"), message.get("value"))
+        if message["type"] == "self_destruct":  # the standing button: armed or not
+            error = room.set_self_destruct(seat, message.get("armed"))
+        else:
+            error = room.answer(seat, message.get("rid"), message.get("value"))
         if error is not None:
             await send({"type": "refused", "rid": message.get("rid"), "error": error})
 

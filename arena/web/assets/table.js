@@ -14,6 +14,7 @@
   const VIEW = D.views[LIVE.view];
   const token = LIVE.seat ? decodeURIComponent(location.pathname.split("/").pop()) : null;
   const $ = (id) => document.getElementById(id);
+  document.body.classList.add("live", LIVE.seat ? "live-seat" : "live-watch");
 
   const state = { ws: null, ask: null, sending: false, ended: false, dead: false, retry: 0, timer: null,
     deadline: null, ttsFrom: null, role: null, message: null, status: null, lang: null };

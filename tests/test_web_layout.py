@@ -1,0 +1,139 @@
+"""The seat page and the replay page on a phone (390×844) and a desktop (1280×800), in a real headless
+Chromium (Debian's, driven by Playwright, as tests/test_web_browser.py): no horizontal overflow; the
+open question, its buttons and its countdown inside the viewport while the table stays above it; the
+standing self-destruct button on a wolf's seat page by day. Screenshots are taken in the test and
+checked; ``ARENA_SCREENSHOTS=DIR`` keeps them (docs/web.md shows them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra is not installed: pip install -e '.[web]'")
+pytest.importorskip("uvicorn", reason="the web extra is not installed: pip install -e '.[web]'")
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed: pip install -e '.[browser]'")
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")]
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+SIZES = {"phone": PHONE, "desktop": DESKTOP}
+WOLF_SEAT = 5
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory):
+    import uvicorn
+
+    from arena.web.app import create_app
+    from tests.test_web_browser import free_port
+
+    port = free_port()
+    app = create_app(tmp_path_factory.mktemp("web"))
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert srv.started, "the server did not start"
+    yield f"http://127.0.0.1:{port}", app
+    srv.should_exit = True
+    thread.join(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture()
+def shots(tmp_path: Path) -> Path:
+    kept = os.environ.get("ARENA_SCREENSHOTS")
+    return Path(kept) if kept else tmp_path
+
+
+def make_table(base: str, app: Any, **body: Any) -> dict[str, Any]:
+    request = urllib.request.Request(base + "/api/tables", data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json",
+                                              "Authorization": "Bearer " + app.state.operator_token})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
+def overflow(page: Any) -> int:
+    """How far the page is wider than its viewport (0: it fits)."""
+    return page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+
+
+def in_viewport(page: Any, selector: str) -> list[str]:
+    """Every visible element of ``selector`` that is not wholly inside the viewport."""
+    return page.evaluate("""sel => [...document.querySelectorAll(sel)].filter(el => el.offsetParent !== null)
+        .map(el => [el, el.getBoundingClientRect()])
+        .filter(([el, r]) => r.left < 0 || r.top < 0 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5)
+        .map(([el, r]) => `${el.textContent.trim()} at ${Math.round(r.left)},${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)}`)""",
+                         selector)
+
+
+def wolf_seed() -> int:
+    from tests.test_standing_self_destruct import wolf_seed as seed_for
+
+    return seed_for(WOLF_SEAT)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_open_question_and_its_buttons_are_in_view_and_nothing_overflows(server, browser, shots, size, lang) -> None:
+    base, app = server
+    seats = ["bot:heuristic"] * 12
+    seats[WOLF_SEAT - 1] = "human"
+    made = make_table(base, app, preset="std-12-guard", lang=lang, seats=seats, seed=wolf_seed(), pace=0,
+                      action_seconds=600)
+    page = browser.new_context(viewport=SIZES[size]).new_page()
+    page.goto(base + made["seats"][str(WOLF_SEAT)])
+    page.wait_for_selector('#seat-panel[data-state="ask"]', timeout=30000)
+    page.wait_for_timeout(300)  # the table's redraw after the question
+    name = f"web-seat-{size}-{lang}.png"
+    page.screenshot(path=str(shots / name))
+    assert (shots / name).stat().st_size > 10_000
+    assert overflow(page) <= 0, f"{size}: the page is {overflow(page)} px wider than the screen"
+    assert page.locator("#sp-controls button").count() > 0
+    assert not in_viewport(page, "#sp-controls button, #sp-question, #sp-timer"), in_viewport(
+        page, "#sp-controls button, #sp-question, #sp-timer")
+    table = page.locator("#table").bounding_box()
+    panel = page.locator("#seat-panel").bounding_box()
+    assert table["y"] < panel["y"], "the table is above the question"
+    assert page.locator("footer.timeline").is_hidden(), "a live seat page has no replay controls"
+    page.context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_replay_page_fits_a_phone(server, browser, shots, size) -> None:
+    base, app = server
+    made = make_table(base, app, preset="std-12-guard", lang="zh", seed=3, pace=0)
+    lobby = app.state.lobby
+    deadline = time.monotonic() + 60
+    while lobby.rooms[made["id"]].status != "finished":
+        assert time.monotonic() < deadline, "the bot table did not finish"
+        time.sleep(0.1)
+    page = browser.new_context(viewport=SIZES[size]).new_page()
+    page.goto(f"{base}/games/std-12-guard-{made['id']}.html")
+    page.wait_for_selector("#seats .seat")
+    page.evaluate("document.getElementById('btn-last').click()")
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(shots / f"web-replay-{size}.png"))
+    assert overflow(page) <= 0, f"the replay page is {overflow(page)} px wider than a {size} screen"
+    page.context.close()
