@@ -237,7 +237,11 @@ def test_a_bad_link_gets_nothing(client: TestClient) -> None:
     page = client.get(made["seats"]["1"]).text
     data = page_data(page)
     assert data["events"] == [] and list(data["views"]) == ["seat:1"] and data["meta"]["seed"] == "?"
+    again = data["live"].pop("again")  # the operator's page: the next game at the same settings, never the seed
     assert data["live"] == {"table": made["id"], "view": "seat:1", "seat": 1}
+    assert again["seats"] == ["human"] + ["bot:random"] * 11 and "seed" not in again
+    client.cookies.clear()  # the same link in the browser of a player who is not the operator
+    assert page_data(client.get(made["seats"]["1"]).text)["live"]["again"] is None
 
 
 def page_data(page: str) -> dict[str, Any]:

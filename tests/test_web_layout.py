@@ -7,6 +7,7 @@ checked; ``ARENA_SCREENSHOTS=DIR`` keeps them (docs/web.md shows them)."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import threading
@@ -136,4 +137,84 @@ def test_the_replay_page_fits_a_phone(server, browser, shots, size) -> None:
     page.wait_for_timeout(300)
     page.screenshot(path=str(shots / f"web-replay-{size}.png"))
     assert overflow(page) <= 0, f"the replay page is {overflow(page)} px wider than a {size} screen"
+    page.context.close()
+
+
+def operator_context(browser: Any, base: str, app: Any, size: str) -> Any:
+    """A browser that opened the operator's start-up URL (the token is in its cookie)."""
+    context = browser.new_context(viewport=SIZES[size])
+    context.new_page().goto(base + "/?token=" + app.state.operator_token)
+    return context
+
+
+def test_the_wolf_sees_teammates_picks_on_the_seats_and_the_knife_rule(server, browser, shots) -> None:
+    base, app = server
+    seats = ["bot:heuristic"] * 12
+    seats[WOLF_SEAT - 1] = "human"
+    made = make_table(base, app, preset="std-12-guard", lang="zh", seats=seats, seed=wolf_seed(), pace=0)
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(base + made["seats"][str(WOLF_SEAT)])
+    for _ in range(6):  # the proposal rounds, then the final show
+        page.wait_for_selector('#seat-panel[data-state="ask"]', timeout=30000)
+        if page.locator("#seat-panel").get_attribute("data-kind") == "wolf_kill":
+            break
+        page.locator("#sp-controls button.choice").first.click()
+        page.wait_for_function("document.getElementById('seat-panel').dataset.kind !== 'wolf_propose' || "
+                               "document.querySelector('#sp-controls button:not([disabled])') !== null")
+    assert page.locator("#seat-panel").get_attribute("data-kind") == "wolf_kill"
+    page.wait_for_timeout(200)
+    page.screenshot(path=str(shots / "web-knife-phone-zh.png"))
+    picks = page.locator("#sp-picks").inner_text()
+    assert "须一致，否则空刀" in picks and "狼队：" in picks, picks
+    assert page.locator("#seats .pick-badge").count() >= 1
+    page.context.close()
+
+
+@pytest.mark.parametrize("operator", [True, False])
+def test_the_end_says_won_or_lost_links_the_replay_and_offers_the_operator_the_next_game(
+        server, browser, shots, operator) -> None:
+    from tests.test_web_browser import Player
+
+    base, app = server
+    seats = ["bot:heuristic"] * 12
+    seats[WOLF_SEAT - 1] = "human"
+    made = make_table(base, app, preset="std-12-guard", lang="zh", seats=seats, seed=wolf_seed(), pace=0)
+    size = "phone" if operator else "desktop"
+    context = operator_context(browser, base, app, size) if operator else browser.new_context(viewport=SIZES[size])
+    player = Player.__new__(Player)  # the test_web_browser player's answers, on this page
+    player.browser, player.url, player.viewport, player.context = browser, base + made["seats"][str(WOLF_SEAT)], SIZES[size], context
+    player.page = context.new_page()
+    player.page.goto(player.url)
+    player.answered, player.spoke_script, player.click_table = 0, True, False
+    deadline = time.monotonic() + 240
+    while not player.ended():
+        assert time.monotonic() < deadline, "the game did not end"
+        if player.pending():
+            player.answer()
+        time.sleep(0.05)
+    page = player.page
+    page.wait_for_selector(".sp-verdict")
+    page.screenshot(path=str(shots / f"web-end-{size}-zh.png"))
+    result = app.state.lobby.rooms[made["id"]].result
+    won = result["camps"][str(WOLF_SEAT)] == result["winner"]
+    assert page.locator(".sp-verdict").inner_text() == ("你赢了" if won else "你输了")
+    name = result["transcript"].removesuffix(".jsonl")
+    assert page.locator(".sp-links a").nth(0).get_attribute("href") == f"/games/{name}.html"
+    assert page.locator(".sp-links a").nth(1).get_attribute("href") == f"/games/{name}.jsonl"
+    assert overflow(page) <= 0
+    again = page.locator(".sp-links button.again")
+    if not operator:  # a player who is not the operator gets the links only
+        assert again.count() == 0
+        return
+    before = set(app.state.lobby.rooms)
+    again.click()
+    deadline = time.monotonic() + 15
+    while not set(app.state.lobby.rooms) - before:
+        assert time.monotonic() < deadline, "no new table"
+        time.sleep(0.05)
+    (new,) = set(app.state.lobby.rooms) - before
+    room = app.state.lobby.rooms[new]
+    assert room.seat_names == seats and room.lang == "zh" and room.preset == "std-12-guard"
+    token = next(t for t, s in room.tokens.items() if s == WOLF_SEAT)
+    page.wait_for_url(re.compile(rf".*/play/{re.escape(new)}/{re.escape(token)}(#.*)?$"), timeout=15000)
     page.context.close()

@@ -153,7 +153,7 @@ def game_status_of(path: Path) -> str:
     return "finished" if finished else "abandoned"
 
 
-def table_page(room: Room, watcher: Watcher) -> str:
+def table_page(room: Room, watcher: Watcher, *, operator: bool = False) -> str:
     """The replay page's template, assets and labels, with an empty game the socket fills in."""
     from arena.viewer import page_labels, page_meta, render_html
 
@@ -170,7 +170,10 @@ def table_page(room: Room, watcher: Watcher) -> str:
         "events": [], "decisions": [], "phases": [], "result": None,
         "views": {watcher.view: {"events": [], "decisions": [], "roles_at_end": True}},
         "labels": labels,
-        "live": {"table": room.id, "view": watcher.view, "seat": watcher.seat},
+        "live": {"table": room.id, "view": watcher.view, "seat": watcher.seat,
+                 # the operator's own page may start the next game at the same settings (a new seed);
+                 # the table is still made by POST /api/tables, which checks the operator's cookie
+                 "again": room.spec.model_dump(mode="json", exclude={"seed"}) if operator else None},
     }
     html = render_html(data)
     panel = _asset("panel.html")
@@ -270,14 +273,14 @@ def create_app(out_dir: str | Path = "transcripts/web", *, token: str | None = N
                 return RedirectResponse(f"/games/{done[0].stem}.html")
             return _not_found("no such table")
         god = room.god_view_allowed and request.query_params.get("view") != "public"
-        return page(table_page(room, Watcher(seat=None, god=god)))
+        return page(table_page(room, Watcher(seat=None, god=god), operator=operator.allows(request)))
 
     async def play_page(request: Request) -> Response:
         room = _room(request)
         seat = room.seat_of(request.path_params["token"]) if room is not None else None
         if room is None or seat is None:
             return _not_found("no such seat: the link is wrong or the table is gone")
-        return page(table_page(room, Watcher(seat=seat)))
+        return page(table_page(room, Watcher(seat=seat), operator=operator.allows(request)))
 
     async def game_file(request: Request) -> Response:
         name, kind = request.path_params["name"], request.path_params["kind"]

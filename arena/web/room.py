@@ -34,6 +34,7 @@ from arena.actions import Answer, AnswerExtras, DecisionRequest, IllegalAnswer, 
 from arena.events import Event
 from arena.narration import LANGS
 from arena.observation import Observation, public_events, visible_events
+from arena.types import Role
 
 if TYPE_CHECKING:
     from arena.web.seats import SeatChoices
@@ -46,6 +47,8 @@ OPTIONAL_SPEECHES = frozenset({"idiot_interject", "interjection_reply"})
 READING_SECONDS = {"speech": 1.6, "vote_result": 1.4, "deaths_announced": 1.4, "phase_started": 0.9,
                    "game_ended": 1.0, "exile_result": 1.2, "ballot_cast": 0.25, "wolf_knife_vote": 0.25}
 MAX_PAUSE = 8.0
+#: Events after which a human seat's role card is made anew (its card, its team, a card taken over).
+ROLE_CARD_EVENTS = frozenset({"role_assigned", "wolf_team", "maid_swapped"})
 #: A table in one of these states plays no more.
 ENDED = ("finished", "failed", "expired")
 
@@ -238,6 +241,9 @@ class Room:
         from arena.rules.speech import _SECONDS
 
         self.speech_tiers: tuple[int | None, ...] = _SECONDS[rules.switches.speech_seconds] or ()
+        self.switches: dict[str, Any] = rules.switches.model_dump(mode="json")
+        #: each human seat's role card ({lang: text}), made when its card is dealt and its team known
+        self.role_cards: dict[int, dict[str, str]] = {}
         self.connections: dict[int, int] = {s: 0 for s in self.human_seats}
         self.away_since: dict[int, float | None] = {s: None for s in self.human_seats}
         self.watchers = 0
@@ -274,7 +280,10 @@ class Room:
                                         game_id=f"{self.preset}-{self.id}", labels=self.labels,
                                         on_event=self._on_event)
             state = result.game.state
+            from arena.rules.victory import camps
+
             self.result = {"winner": result.winner, "reason": result.reason, "phase": result.phase,
+                           "camps": {str(s): c.value for s, c in camps(state).items()},
                            "roles": {str(s): p.card.value for s, p in state.players.items()},
                            "alive": state.alive_seats(), "abandoned": False, "seed": self.seed,
                            "transcript": self.path.name}
@@ -318,7 +327,39 @@ class Room:
         self._index[id(event)] = len(self.log)
         self.log.append(event)
         self.json.append(event_json(event, -1, self._stage, self._texts))
+        if event.type in ROLE_CARD_EVENTS:
+            for seat in self.human_seats:
+                if event.visibility.allows(seat):
+                    self.role_cards[seat] = self.role_card(seat)
         self.notify()
+
+    def role_card(self, seat: int) -> dict[str, str]:
+        """The seat's card as the models are told it (prompts/*/llm_roles.yaml: ability and goal, the
+        team) with the board's rules that bear on it (the summary card's lines for this role and for its
+        decisions), and, for a wolf card, the knife's unanimity and the standing self-destruct."""
+        from agents.llm_prompts import PromptBuilder
+        from arena.rules.registry import registry
+        from arena.web.app import web_labels
+
+        card: dict[str, str] = {}
+        for code in LANGS:
+            observation = Observation(seat=seat, players=self.players, preset=self.preset, switches=self.switches,
+                                      events=visible_events(self.log, seat), lang=code)
+            view = observation.view()
+            full, summary = PromptBuilder(code, seat), PromptBuilder(code, seat, memory="summary")
+            _, seat_rules = summary.rule_lines(observation)
+            lines = [ln for ln in full.role_text(view, seat_rules).split("\n") if ln.strip()]
+            if view.role is not None:
+                kinds = registry().spec(Role(view.role)).kinds
+                for kind in kinds:
+                    lines += [ln for ln in summary.kind_rule_lines(observation, kind) if ln not in lines]
+                words = web_labels(code)
+                if "wolf_kill" in kinds:
+                    lines.append("- " + words["knife_rule"])
+                if PromptBuilder.may_self_destruct(observation, view):
+                    lines.append("- " + words["self_destruct_rule"])
+            card[code] = "\n".join(lines)
+        return card
 
     def notify(self) -> None:
         """Wake every connection: something new to send."""
@@ -362,7 +403,7 @@ class Room:
 
     def standing(self, seat: int) -> dict[str, Any]:
         """What the seat's page shows of its standing actions."""
-        return {"type": "standing", "self_destruct": {
+        return {"type": "standing", "card": self.role_cards.get(seat), "self_destruct": {
             "eligible": self.self_destruct_eligible.get(seat, False) and self.status == "running",
             "day": self._stage.startswith("D"), "armed": self.self_destruct_armed.get(seat, False)}}
 
