@@ -123,8 +123,11 @@ def test_bot_table_streams_the_whole_game_in_god_view_and_is_listed_when_finishe
     assert result["winner"] in ("village", "wolves") and result["seed"] == 3
     listed = client.get("/api/tables").json()
     name = f"{PRESET}-{made['id']}"
-    assert {"name": name, "replay": f"/games/{name}.html", "transcript": f"/games/{name}.jsonl",
-            "status": "finished"} in listed["finished"]
+    (game,) = [g for g in listed["finished"] if g["name"] == name]
+    assert game["replay"] == f"/games/{name}.html" and game["transcript"] == f"/games/{name}.jsonl"
+    # listed once, with its board, winner, length and seats (by the names the lobby shows)
+    assert game["status"] == "finished" and game["preset"] == PRESET and game["winner"] == result["winner"]
+    assert game["phase"] == result["phase"] and game["seats"] == ["bot:heuristic"] * 12 and game["seconds"] > 0
     assert client.get(f"/games/{name}.html").status_code == 200
     assert client.get(f"/games/{name}.jsonl").text.startswith('{"type":"header"')
     del client.app.state.lobby.rooms[made["id"]]  # a table forgotten by the server: its link shows the replay

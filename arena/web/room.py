@@ -251,6 +251,9 @@ class Room:
         self.error: str | None = None
         self.result: dict[str, Any] | None = None
         self.task: asyncio.Task[None] | None = None
+        self._started_at: float | None = None
+        #: the game's wall-clock length once it is over (the lobby lists it)
+        self.seconds: float | None = None
         self._changed = asyncio.Event()
         from arena.viewer import EventText
 
@@ -274,6 +277,7 @@ class Room:
         from arena.transcript import TranscriptWriter
 
         setup = GameSetup(preset=self.preset, seed=self.seed, rules=self.overrides)
+        self._started_at = time.monotonic()
         try:
             with TranscriptWriter(self.path) as writer:
                 result = await run_game(setup, self.agents, writer=writer, specs=self.specs, lang=self.lang,
@@ -294,6 +298,7 @@ class Room:
         except Exception as exc:  # the table fails alone; the server and the other tables go on
             self.status, self.error = "failed", f"{type(exc).__name__}: {exc}"
         finally:
+            self.seconds = time.monotonic() - self._started_at
             for question in self.pending.values():
                 question.future.cancel()
             self.agents = []  # their memories are in the transcript; a finished table keeps only its log
