@@ -297,7 +297,7 @@ class HumanAgent:
     def _event_line(self, event: Event) -> str | None:
         line = self.narrator.line(event)
         if line is None and event.type in SPELLED_OUT and event.visibility.allows(self.seat):
-            line = "  " + self.text.line(event)
+            line = ("  🐺 " if event.type.startswith("wolf_") else "  ") + self.text.line(event)
         return line
 
     def _show_news(self, observation: Observation, view: SeatView) -> None:
@@ -353,7 +353,19 @@ class HumanAgent:
         state = PromptBuilder(self.lang, self.seat).state_lines(view, getattr(self, "_events", ()))
         checks_prefix = PromptBuilder(self.lang, self.seat).book.decisions["state"]["checks"].split("{")[0]
         lines += [ln for ln in state if not (view.seer_results and ln.startswith(checks_prefix))]
+        if view.sheriff is None:  # no sheriff today: the order line says nothing of one
+            lines = [self._without_sheriff_clause(ln) for ln in lines]
         return "\n".join(lines)
+
+    def _without_sheriff_clause(self, line: str) -> str:
+        from agents.llm_prompts import prompt_book
+
+        state = prompt_book(self.lang).decisions["state"]
+        for key in ("speaking_order", "speaking_order_alive"):
+            head, _, tail = state[key].partition("{order}")
+            if line.startswith(head) and line.endswith(tail):
+                return head + line[len(head):len(line) - len(tail)] + self.t["order_end"][key]
+        return line
 
     def _question_text(self, request: DecisionRequest) -> str:
         return question_text(self.lang, request)
