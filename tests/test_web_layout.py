@@ -159,7 +159,7 @@ def test_the_wolf_sees_teammates_picks_on_the_seats_and_the_knife_rule(server, b
         if page.locator("#seat-panel").get_attribute("data-kind") == "wolf_kill":
             break
         page.locator("#sp-controls button.choice").first.click()
-        page.wait_for_function("document.getElementById('seat-panel').dataset.kind !== 'wolf_propose' || "
+        page.wait_for_function("() => document.getElementById('seat-panel').dataset.kind !== 'wolf_propose' || "
                                "document.querySelector('#sp-controls button:not([disabled])') !== null")
     assert page.locator("#seat-panel").get_attribute("data-kind") == "wolf_kill"
     page.wait_for_timeout(200)
@@ -218,3 +218,78 @@ def test_the_end_says_won_or_lost_links_the_replay_and_offers_the_operator_the_n
     token = next(t for t, s in room.tokens.items() if s == WOLF_SEAT)
     page.wait_for_url(re.compile(rf".*/play/{re.escape(new)}/{re.escape(token)}(#.*)?$"), timeout=15000)
     page.context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_by_day_the_wolf_has_the_self_destruct_button_and_bubbles_leave_the_neighbours_free(
+        server, browser, shots, size) -> None:
+    base, app = server
+    seats = ["bot:heuristic"] * 12
+    seats[WOLF_SEAT - 1] = "human"
+    made = make_table(base, app, preset="std-12-guard", lang="zh", seats=seats, seed=wolf_seed(), pace=0)
+    page = browser.new_context(viewport=SIZES[size]).new_page()
+    page.goto(base + made["seats"][str(WOLF_SEAT)])
+    deadline = time.monotonic() + 60
+    while True:  # answer until the own speech of day 1, asked with the self-destruct beside it
+        assert time.monotonic() < deadline, "no own speech"
+        page.wait_for_selector('#seat-panel[data-state="ask"]', timeout=30000)
+        if page.locator("#sp-controls button.boom").count():
+            break
+        if page.locator("#sp-controls textarea").count():
+            page.locator("#sp-controls textarea").fill("我是好人。")
+            page.locator("#sp-controls button.primary").click()
+        else:
+            page.locator("#sp-controls button").last.click()  # "no", or skip: a quiet wolf
+        page.wait_for_timeout(150)
+    page.wait_for_timeout(200)
+    page.screenshot(path=str(shots / f"web-day-{size}-zh.png"))
+    assert page.locator("#sp-boom").is_visible() and page.locator("#sp-boom").inner_text() == "自爆"
+    assert page.locator("#sp-controls button.boom").inner_text() == "不发言，直接自爆"
+    assert not in_viewport(page, "#sp-controls button, #sp-boom")
+    assert overflow(page) <= 0
+    covered = page.evaluate("""() => {
+        const bubble = document.querySelector('#seats .bubble');
+        if (!bubble) return null;
+        const b = bubble.getBoundingClientRect(), own = bubble.closest('.seat');
+        return [...document.querySelectorAll('#seats .seat .disc')].filter(d => d.closest('.seat') !== own)
+          .map(d => [d.closest('.seat').dataset.seat, d.getBoundingClientRect()])
+          .filter(([s, r]) => r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom).map(([s]) => s);
+    }""")
+    assert covered is not None, "the last speech has no bubble"
+    assert covered == [], f"the speech bubble covers seat(s) {covered}"
+    page.locator("#sp-controls button.boom").click()  # at once: the seat reveals before its speech
+    page.wait_for_function("() => ArenaViewer.data.events.some(e => e.type === 'self_destructed')", timeout=20000)
+    assert page.locator("#sp-boom").is_hidden()
+    page.context.close()
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_lobby_fits_names_the_board_in_full_and_offers_sit_here(server, browser, shots, size) -> None:
+    base, app = server
+    context = operator_context(browser, base, app, size)
+    page = context.new_page()
+    page.goto(base + "/")
+    page.wait_for_selector('select[data-seat="12"]')
+    page.click('.lang button[data-lang="zh"]')
+    page.select_option('select[data-seat="5"]', "human")
+    page.click("#create")
+    page.wait_for_selector("#invites a.sit")
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(shots / f"web-lobby-{size}-zh.png"), full_page=True)
+    assert overflow(page) <= 0
+    # the board's whole name fits its select
+    clipped = page.evaluate("""() => {
+        const s = document.getElementById('preset'), ctx = document.createElement('canvas').getContext('2d');
+        ctx.font = getComputedStyle(s).font;
+        return ctx.measureText(s.options[s.selectedIndex].textContent).width - (s.clientWidth - 40);
+    }""")
+    assert clipped <= 0, f"the board's name is cut by {clipped:.0f} px"
+    speech = page.locator("#speech-limit").inner_text()
+    assert "R64" not in speech and "004" not in speech and "每人2分钟" in speech
+    sit = page.locator("#invites a.sit")
+    assert sit.inner_text() == "坐这里"
+    href = sit.get_attribute("href")
+    sit.click()
+    page.wait_for_url(base + href + "*")
+    page.wait_for_selector('#seat-panel[data-state="ask"], #seat-panel[data-state="idle"]', timeout=20000)
+    context.close()

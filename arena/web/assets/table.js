@@ -407,9 +407,11 @@
     if (e && e.type === "speech") {
       const seat = document.querySelector('#seats .seat[data-seat="' + e.seat + '"]');
       if (seat) {
+        // a short bubble that points into the table, where no other seat sits (the centre shows the whole speech)
         const bubble = document.createElement("div");
-        bubble.className = "bubble";
-        bubble.textContent = e.text.length > 160 ? e.text.slice(0, 157) + "…" : e.text;
+        const left = parseFloat(seat.style.left), top = parseFloat(seat.style.top);
+        bubble.className = "bubble " + (top < 40 ? "below" : "above") + (left < 25 ? " to-right" : left > 75 ? " to-left" : "");
+        bubble.textContent = e.text.length > 48 ? e.text.slice(0, 46) + "…" : e.text;
         seat.appendChild(bubble);
       }
     }
