@@ -110,12 +110,16 @@ def test_the_terminal_command_as_the_own_speech_self_destructs_before_it_in_both
 
 
 # ---- the browser ---------------------------------------------------------------------------------
-def wolf_seed(seat: int) -> int:
-    """A seed whose deal gives ``seat`` a werewolf card (a web table is dealt by its seed)."""
+def wolf_seed_list(seat: int, count: int) -> list[int]:
+    """The first seeds whose deal gives ``seat`` a werewolf card (a web table is dealt by its seed)."""
     from arena.engine import Game
 
-    return next(seed for seed in range(1, 100)
-                if Game(GameSetup(preset=PRESET, seed=seed)).state.players[seat].card.value == "werewolf")
+    seeds = (s for s in range(1, 1000) if Game(GameSetup(preset=PRESET, seed=s)).state.players[seat].card.value == "werewolf")
+    return [next(seeds) for _ in range(count)]
+
+
+def wolf_seed(seat: int) -> int:
+    return wolf_seed_list(seat, 1)[0]
 
 
 def web_table(tmp_path, seat: int):

@@ -55,3 +55,12 @@ def test_the_lobby_refuses_in_both_languages(client) -> None:
     client.cookies.clear()
     denied = client.get("/api/tables").json()
     assert denied["error_text"]["zh"].startswith("只有主持人")
+
+
+def test_the_pages_name_cjk_fonts_and_the_docs_the_package_that_installs_one() -> None:
+    root = Path(__file__).resolve().parent.parent
+    docs = (root / "docs" / "web.md").read_text(encoding="utf-8")
+    assert "apt-get install fonts-noto-cjk" in docs
+    for page in ("arena/viewer_assets/viewer.css", "arena/web/assets/lobby.html"):
+        text = (root / page).read_text(encoding="utf-8")
+        assert '"Noto Sans CJK SC"' in text and '"WenQuanYi Zen Hei"' in text, page
