@@ -374,6 +374,8 @@ class HumanAgent:
         legal = request.legal
         if isinstance(legal, ChooseSeat):
             text = self.t["choices_seat"].format(options=self.sep.join(str(o) for o in legal.options))
+            if request.kind == "wolf_kill":  # the final show: the teammates' proposals are above
+                text = self.t["knife_rule"] + "\n" + text
             if legal.allow_none:
                 meaning = self.t["skip_meaning"].get(request.kind) or self.t["skip_meaning"]["other"]
                 text += "\n" + self.t["choices_skip"].format(meaning=meaning)

@@ -172,7 +172,9 @@
     panel.dataset.rid = ask ? ask.rid : "";
     panel.dataset.kind = ask ? ask.kind : "";
     if (ask) {
-      q.textContent = w.your_turn + " · " + (ask.question[V.lang()] || ask.question.en);
+      const asked = ask.question[V.lang()] || ask.question.en;
+      // "your turn to speak" says it already
+      q.textContent = ask.legal.type === "text" ? asked : w.your_turn + " · " + asked;
       controls(ask, box, w);
       if (state.sending) for (const el of box.querySelectorAll("button, textarea, select")) el.disabled = true;
     } else if (LIVE.seat && !state.ended) {
