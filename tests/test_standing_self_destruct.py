@@ -79,12 +79,12 @@ def test_the_terminal_wolf_is_asked_no_self_destruct_question_and_the_offers_are
     result = play_terminal(player)
     kinds = Counter(r.kind for r in player.asked)
     assert not set(kinds) & SELF_DESTRUCT_KINDS, kinds
-    offers = [d for d in result.game.decisions if d.request.seat == WOLF_SEAT and d.request.kind in SELF_DESTRUCT_KINDS] \
-        if hasattr(result.game, "decisions") else None
+    offers = [d for d in result.game.decisions if d.request.seat == WOLF_SEAT and d.request.kind in SELF_DESTRUCT_KINDS]
+    assert offers, "the referee offered the wolf no self-destruct: the game this test needs did not happen"
+    assert all(d.value is False and not d.refused for d in offers)  # answered at once: not armed
     screen = player.stdout.getvalue()
     assert "You may self-destruct during any speech today" in screen
     assert kinds["speech"] >= 1  # the own speech, asked in the offer's place
-    print(f"terminal human wolf: {len(player.asked)} questions: {dict(kinds)}; offers answered: {offers and len(offers)}")
 
 
 def test_the_terminal_command_arms_the_self_destruct_for_the_next_speech() -> None:
