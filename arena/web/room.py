@@ -416,6 +416,8 @@ class Room:
     async def self_destruct_offer(self, seat: int, request: DecisionRequest) -> Answer:
         """The referee's offer before a day speech, answered at once by the seat's standing choice; before
         the seat's own speech, the speech is asked in its place with the self-destruct button beside it."""
+        # a speech kept from an earlier offer was never asked for (another wolf self-destructed first)
+        self.kept_speech.pop(seat, None)
         if self.self_destruct_armed.get(seat):
             self.self_destruct_armed[seat] = False
             self.notify()
