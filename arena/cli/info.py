@@ -38,29 +38,35 @@ def rules_show(
                                                                 "counts (classic-millers: 8-18)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
-    """Print a preset's roles, win rule and every switch in force, in English and Chinese."""
+    """Print a preset's roles, win rule, night order (merged steps named, R18) and every switch, in English and Chinese."""
     from arena.cli.play import parse_rule_overrides
     from arena.config import board_id, resolve_rules
     from arena.narration import templates
 
-    rules = resolve_rules(board_id(preset_id, players), parse_rule_overrides(rule))
+    from arena.rules.night import called_steps, merged_steps
+
+    overrides = parse_rule_overrides(rule)
+    rules = resolve_rules(board_id(preset_id, players), overrides)
     preset = rules.preset
     switches = rules.switches.model_dump(mode="json")
+    # R18: the night steps as this board calls them, with any step merged from order_003 named.
+    night = {"N1": called_steps(rules, first_night=True), "later": called_steps(rules, first_night=False),
+             "merged_from_order_003": merged_steps(rules)}
     if as_json:
-        typer.echo(json.dumps({"preset": preset.model_dump(mode="json"), "switches": switches}, ensure_ascii=False,
-                              indent=2))
+        typer.echo(json.dumps({"preset": preset.model_dump(mode="json"), "switches": switches, "night_order": night},
+                              ensure_ascii=False, indent=2))
         return
     en, zh = templates("en"), templates("zh")
     counts: dict[str, int] = {}
     for card in preset.cards:
         counts[card.value] = counts.get(card.value, 0) + 1
     typer.echo(f"{preset.id}: {preset.title_en} / {preset.title_zh}")
-    typer.echo(f"seed document {preset.seed_doc}, profile {preset.profile}, {preset.players} players"
+    typer.echo(f"seed document {preset.seed_doc}, profile {overrides.get('profile', preset.profile)}, {preset.players} players"
                + (f", {len(preset.cards)} cards ({preset.center_size} in the center)" if preset.center_size else ""))
     typer.echo("roles: " + ", ".join(f"{en['role'].get(r, r)} ×{n}" for r, n in counts.items()))
     typer.echo("角色：" + "、".join(f"{zh['role'].get(r, r)}×{n}" for r, n in counts.items()))
-    typer.echo("win: " + WIN_TEXT_EN[switches["win_mode"]])
-    typer.echo("胜负：" + WIN_TEXT_ZH[switches["win_mode"]])
+    typer.echo("win: " + WIN_TEXT_EN[switches["win_mode"]] + "; " + VILLAGE_TEXT_EN[switches["village_win"]])
+    typer.echo("胜负：" + WIN_TEXT_ZH[switches["win_mode"]] + "；" + VILLAGE_TEXT_ZH[switches["village_win"]])
     if "cupid" in counts:
         typer.echo("third party: " + LOVERS_TEXT_EN[switches["cupid_camp"]]
                    + "; if several sides win at once: lovers > wolves > village")
@@ -68,15 +74,29 @@ def rules_show(
     if preset.god_roles:
         typer.echo("gods / 神: " + ", ".join(r.value for r in preset.god_roles)
                    + "; villagers / 民: " + ", ".join(r.value for r in preset.villager_roles))
+    merged = night["merged_from_order_003"]
+    typer.echo(f"night order ({switches['night_order']}"
+               + (f", with {', '.join(merged)} merged at their place in order_003, R18" if merged else "") + "):")
+    typer.echo("  night 1: " + " → ".join(night["N1"]))
+    typer.echo("  later nights: " + " → ".join(night["later"]))
     typer.echo("switches:")
     for name, value in switches.items():
         typer.echo(f"  {name} = {json.dumps(value)}")
 
 
 WIN_TEXT_EN = {
-    "town_kill": "town-kill (屠城): wolves win when every non-wolf is dead; the village when every wolf and third party is dead",
-    "side_kill": "side-kill (屠边): wolves win when all gods or all villagers are dead; the village when every wolf and third party is dead",
-    "villagers_or_key_roles": "wolves win when all ordinary villagers or all key roles are dead; the village when every wolf is dead",
+    "town_kill": "town-kill (屠城): wolves win when every non-wolf is dead",
+    "side_kill": "side-kill (屠边): wolves win when all gods or all villagers are dead",
+    "villagers_or_key_roles": "wolves win when all ordinary villagers or all key roles are dead",
+}
+#: R171: the village's half of the win line, by ``village_win``.
+VILLAGE_TEXT_EN = {
+    "wolves_and_bad_identities_dead": "the village when every wolf and third party is dead",
+    "all_wolves_dead": "the village when every wolf is dead, whatever camp Cupid plays for",
+}
+VILLAGE_TEXT_ZH = {
+    "wolves_and_bad_identities_dead": "好人放逐或杀光所有狼人与第三方获胜",
+    "all_wolves_dead": "好人放逐或杀光所有狼人获胜，不论丘比特帮哪一方",
 }
 LOVERS_TEXT_EN = {
     "follows_lovers": "a wolf-and-good couple and Cupid win when everyone else is dead; same-camp lovers and Cupid help their camp",
@@ -91,9 +111,9 @@ LOVERS_TEXT_ZH = {
     "always_third": "情侣、丘比特与证婚人组成第三方，杀光其余所有人获胜",
 }
 WIN_TEXT_ZH = {
-    "town_kill": "屠城，狼人杀光所有非狼人获胜；好人放逐或杀光所有狼人与第三方获胜",
-    "side_kill": "屠边，狼人杀光所有神职或所有平民获胜；好人放逐或杀光所有狼人与第三方获胜",
-    "villagers_or_key_roles": "狼人杀光所有平民或所有巨头获胜；好人杀光所有狼人获胜",
+    "town_kill": "屠城，狼人杀光所有非狼人获胜",
+    "side_kill": "屠边，狼人杀光所有神职或所有平民获胜",
+    "villagers_or_key_roles": "狼人杀光所有平民或所有巨头获胜",
 }
 
 
