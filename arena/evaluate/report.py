@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from arena import __version__
 from arena.evaluate.load import find_transcripts, load_game
@@ -109,6 +109,12 @@ class Report(BaseModel):
     forks_excluded: int = Field(0, description=(
         "fork transcripts (finished or not) kept out of everything but forks; 0 when forks_counted"))
     seconds: dict[str, float] = Field(default_factory=dict)
+    #: The scored games' records (not serialised): ``arena bench`` pairs entries by deal from them.
+    _records: list[Any] = PrivateAttr(default_factory=list)
+
+    @property
+    def records(self) -> list[Any]:
+        return self._records
 
 
 def _config_card(headers: Sequence[dict[str, Any]]) -> ConfigCard | None:
@@ -248,7 +254,7 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
     t4 = time.perf_counter()
     excluded = 0 if fork_acc is None else sum(getattr(fork_acc.avail, k) for k in ("games", "incomplete", "abandoned"))
     headers = acc.headers if fork_acc is None else acc.headers + fork_acc.headers
-    return Report(
+    report = Report(
         sources=sources, skipped=skipped, config=_config_card(headers),
         availability=Availability.from_counts(acc.avail), ratings=ratings, openskill=open_skill, pairwise=pairwise,
         copeland=copeland(pairwise, ratings) if pairwise else None, metrics=metrics, balance=balance, forks=fork_report,
@@ -257,6 +263,8 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
                  "bradley_terry": round(t3 - t2, 3), "openskill_pairwise": round(t4 - t3, 3),
                  "total": round(t4 - t0, 3)},
     )
+    report._records = list(acc.records)
+    return report
 
 
 # --- formatting helpers ----------------------------------------------------------------------------
