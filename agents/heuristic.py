@@ -475,10 +475,13 @@ class HeuristicBot(SyncAgent):
     #: Tests set this to see the bot's own errors; in play an error falls back to the default answer.
     strict = False
 
-    def __init__(self, seat: int, seed: int, lang: str = "en"):
+    def __init__(self, seat: int, seed: int, lang: str = "en", beliefs: str | None = None):
         self.seat = seat
         self.seed = seed
         self.lang = lang if lang in SPEECH_LANGS else "en"
+        # A listener for the bench's belief metrics (issue #26): with a mode (arena.rules.beliefs) the bot
+        # reports its private P(wolf), at its exile votes ("votes") or when the referee asks; none by default.
+        self.belief_mode = None if beliefs in (None, "off") else str(beliefs)
         self.rng = random.Random(f"{seed}:bot:{seat}")
         self.mem = Memory()
         self._seen = 0
@@ -494,7 +497,7 @@ class HeuristicBot(SyncAgent):
 
     @property
     def settings(self) -> dict[str, Any]:
-        return {"lang": self.lang}
+        return {"lang": self.lang} if self.belief_mode is None else {"lang": self.lang, "beliefs": self.belief_mode}
 
     # ---- the one entry point ----------------------------------------------------------------
     def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
@@ -507,7 +510,17 @@ class HeuristicBot(SyncAgent):
             if self.strict:
                 raise
             value = self._safe_default(request)
+        if request.kind == Kind.BELIEF and isinstance(value, dict):
+            return Answer(value=value, beliefs=value)  # the referee's own request: the report is the answer
+        if self.belief_mode is not None and request.kind in (Kind.VOTE, Kind.PK_VOTE):
+            return Answer(value=value, beliefs=self._reported_beliefs())
         return Answer(value=value)
+
+    def _reported_beliefs(self, seats: Iterable[int] | None = None) -> dict[int, float]:
+        """The private P(wolf) of the other living seats (or of ``seats``), rounded for the transcript."""
+        bel = self.beliefs()
+        wanted = seats if seats is not None else sorted(self.mem.alive - {self.seat})
+        return {s: round(bel.get(s, PRIOR), 3) for s in wanted}
 
     def _absorb(self, observation: Observation) -> None:
         events: Sequence[Any] = observation.events
@@ -575,6 +588,7 @@ class HeuristicBot(SyncAgent):
             Kind.SCAPEGOAT_BAN: self._scapegoat_ban,
             Kind.MAID_SWAP: self._maid_swap,
             Kind.AUX_POLICE_APPOINT: self._aux_police,
+            Kind.BELIEF: lambda r: self._reported_beliefs(getattr(r.legal, "seats", None)),
         }
         handler = handlers.get(kind)
         if handler is None:
@@ -779,13 +793,13 @@ class HeuristicBot(SyncAgent):
     def _impossible_story(self, cl: Claims) -> bool:
         """A seer story no real seer can tell: more checks than nights so far, a check re-told with the
         other result, more wolves than the deck holds, a ballot on a seat it had itself cleared, or a
-        second god card claimed beside the seer's."""
+        second card claimed beside the seer's."""
         m = self.mem
         nights = m.day + (1 if m.switches.get("seer_first_night_extra_check") else 0)
         wolves = sum(n for card, n in m.role_counts.items() if is_wolf_card(card)) or 4
         found = sum(1 for r in cl.checks.values() if r == "wolf")
         return (len(cl.checks) > nights or cl.flipped_checks or found > wolves or cl.voted_own_good > 0
-                or bool(cl.roles & GOD_CLAIMS))  # a seer who is also the witch or the hunter
+                or bool(cl.roles))  # a seer who also claimed another card (the witch, a villager...)
 
     def _knifed(self, seat: int) -> bool:
         """Died at night, the only death of that night (so the knife's victim, not a poisoned wolf)."""
@@ -882,11 +896,12 @@ class HeuristicBot(SyncAgent):
             for _, target in c.votes:
                 if target in known_good:
                     evidence[s] += 0.05
-            if c.roles & (GOD_CLAIMS | set(INFO_ROLES)) and not c.late_roles:
+            two_cards = len(c.roles) + (c.seer_since is not None) > 1  # claimed two cards: one is a lie
+            if c.roles & (GOD_CLAIMS | set(INFO_ROLES)) and not c.late_roles and not two_cards:
                 evidence[s] -= 0.15
             evidence[s] += LATE_ROLE * len(c.late_roles) + EMPTY_SPEECH * min(c.empty_speeches, 4)
-            if len(c.roles & GOD_CLAIMS) + (c.seer_since is not None) > 1:
-                evidence[s] += 0.3  # claimed two god cards: at least one is a lie
+            if two_cards:
+                evidence[s] += 0.3
             for t in c.saved:
                 evidence[t] -= 0.1
         if private and m.role == "witch":

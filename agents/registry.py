@@ -34,7 +34,7 @@ def _bot(rest: str, *, seat: int, seed: int, **options: Any) -> Any:
     if rest == "heuristic":
         from agents.heuristic import HeuristicBot
 
-        return HeuristicBot(seat, seed, lang=options.get("lang", "en"))
+        return HeuristicBot(seat, seed, lang=options.get("lang", "en"), beliefs=options.get("beliefs"))
     if rest == "scripted":
         return bots.ScriptedBot(seat, seed, script=options.get("script"))
     from agents.trivial import TRIVIAL_BOTS  # the leaderboard gate's trivial talkers (arena bench selftest)

@@ -721,7 +721,8 @@ class GateMetric(BaseModel):
     reference: float | None
     z: float | None = Field(description="(policy - reference) / sqrt(se_policy^2 + se_reference^2), signed so that "
                                         "positive means the policy looks better")
-    p: float | None = Field(description="one-sided p-value of the policy looking better than the reference")
+    p: float | None = Field(description="one-sided p-value of the policy looking better than the reference (or than "
+                                        "chance, for a row the reference does not have)")
     rewarded: bool = Field(False, description="better than the reference after Holm over every policy and metric")
 
 
@@ -766,9 +767,19 @@ def _metric_test(h: HeadlineRow, r: HeadlineRow | None) -> GateMetric:
 
     ref = r.value if r is not None else None
     out = GateMetric(metric=h.metric, higher_is=h.higher_is, policy=h.value, reference=ref, z=None, p=None)
-    if h.higher_is not in ("better", "worse") or r is None or h.value is None or ref is None:
+    if h.higher_is not in ("better", "worse") or h.value is None:
         return out
-    a, b = _se(h), _se(r)
+    a = _se(h)
+    if r is None or ref is None:
+        # No reference row (a belief metric of other agents' seats: the reference is the only listener):
+        # the policy is held against the metric's chance level instead.
+        if h.chance is None or a is None:
+            return out
+        ref = h.chance
+        b: float | None = 0.0
+        out = out.model_copy(update={"reference": ref})
+    else:
+        b = _se(r)
     if a is None or b is None:
         return out
     sign = 1.0 if h.higher_is == "better" else -1.0
@@ -838,12 +849,13 @@ def gate_markdown(result: GateResult) -> str:
     metrics = list(dict.fromkeys(m.metric for r in result.rows for m in r.headline))
     out = [f"Trivial-policy gate on {result.suite} v{result.suite_version}: {result.deals} deals per board, "
            f"{result.games_per_policy} games per policy; reference `{result.anchor}`.", "",
-           "| policy | gap to reference, pts [95% CI] | BT skill (ref) | rank (ref) | verdict |",
-           "| --- | --- | --- | --- | --- |"]
+           "| policy | gap to reference, pts [95% CI] | MDD80 | BT skill (ref) | rank (ref) | verdict |",
+           "| --- | --- | --- | --- | --- | --- |"]
     for r in result.rows:
         verdict = "ABOVE" if r.above else ("below (separated)" if r.separated_below else "below (not separated)")
-        out.append(f"| {r.policy} | {_pts(r.gap)} | {r.skill:+.2f} ({r.anchor_skill:+.2f}) | {r.rank} ({r.anchor_rank}) "
-                   f"| {verdict} |")
+        mdd = "—" if r.gap.mdd80 is None else f"{100 * r.gap.mdd80:.1f}"
+        out.append(f"| {r.policy} | {_pts(r.gap)} | {mdd} | {r.skill:+.2f} ({r.anchor_skill:+.2f}) | "
+                   f"{r.rank} ({r.anchor_rank}) | {verdict} |")
     out += ["", "| metric | " + " | ".join(f"{r.policy} (ref)" for r in result.rows) + " |",
             "| --- | " + " | ".join("---" for _ in result.rows) + " |"]
     for name in metrics:

@@ -104,3 +104,7 @@ def test_a_unique_god_role_claimed_twice_costs_the_second_claimant() -> None:
     assert bel[5] > PRIOR > bel[4]
     both = listener([phase("D1"), said(4, "I am the seer. I am the witch.")]).beliefs()
     assert both[4] > PRIOR
+    # a villager one day and the hunter the next: two cards, and no trust for the god claim
+    changed = listener([phase("D1"), said(4, "I am a villager."), phase("D2"),
+                        said(4, "I am the hunter; exile me and I will shoot.", phase="D2")]).beliefs()
+    assert changed[4] > PRIOR

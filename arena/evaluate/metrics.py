@@ -101,7 +101,8 @@ CATALOGUE: list[MetricDef] = [
               "good seats among the other living seats (a random pass)", higher_is="neither"),
     MetricDef("badge_end_side", "outcomes", "Games ending with the badge on the agent's side", "rate",
               "none (depends on board and election): compare entries", needs="sheriff"),
-    MetricDef("vote_sway", "persuasion", "Vote sway (VSS): other voters' first-round exile ballots matching a "
+    MetricDef("vote_sway", "persuasion", "Vote sway (ballot agreement, not Kaggle Game Arena's VSS): other voters' "
+              "first-round exile ballots matching a "
               "discussion speaker's", "rate", "1/k for a uniform vote over the voter's k targets",
               chance_corrected=True),
     MetricDef("self_play_balance", "outcomes", "Village win rate in self-play, by board", "rate",
