@@ -274,6 +274,7 @@ class HumanAgent:
         if isinstance(legal, SpeechOrderChoice):
             starts = list(legal.starts)
             return self.t["choices_order"].format(example=starts[0] if starts else 1,
+                                                  starts=self.t["order_starts"][legal.starts_from],
                                                   options=self.sep.join(str(s) for s in starts))
         return ""
 

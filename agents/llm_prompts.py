@@ -643,7 +643,8 @@ class PromptBuilder:
             return fmt(t["option"], options=", ".join(repr(o) if isinstance(o, str) else str(o) for o in legal.options))
         if kind == "speech_order":
             return fmt(t["speech_order"], starts=", ".join(str(s) for s in legal.starts),
-                       directions=", ".join(f'"{d}"' for d in legal.directions))
+                       directions=", ".join(f'"{d}"' for d in legal.directions),
+                       starts_rule=t["speech_order_starts"][legal.starts_from])
         if kind == "text":
             return t["text"]
         if kind == "beliefs":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, ClassVar, Mapping, NamedTuple, Union
+from typing import Any, ClassVar, Literal, Mapping, NamedTuple, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -133,11 +133,14 @@ class ChooseOption(_Legal):
 
 @dataclass(frozen=True, slots=True)
 class SpeechOrderChoice(_Legal):
-    """R62 ``sheriff_chooses``: the first speaker (a neighbour of the sheriff or of a dead player) and a direction."""
+    """R62: the first speaker and a direction. ``starts_from`` says in a word which starts the rule allows, so a
+    seat can say it: ``neighbours`` (``sheriff_chooses``: a neighbour of the sheriff or of a dead player) or
+    ``anyone`` (``sheriff_free``: any living player but the sheriff)."""
 
     type: ClassVar[str] = "speech_order"
     starts: tuple[int, ...]
     directions: tuple[str, ...] = ("ascending", "descending")
+    starts_from: Literal["neighbours", "anyone"] = "neighbours"
 
     def check(self, value: Any) -> dict[str, Any]:
         if not isinstance(value, dict):

@@ -43,7 +43,7 @@ class Switches(BaseModel):
     sheriff_vote_weight: Literal[2, 1.5, 2.5] = 2  # type: ignore[valid-type]  # floats: pydantic checks the three
     aux_police: bool = False
     badge_on_death: Literal["pass_or_tear", "must_pass"] = "pass_or_tear"
-    speech_order: Literal["alternate_sides", "sheriff_chooses"] = "alternate_sides"
+    speech_order: Literal["alternate_sides", "sheriff_chooses", "sheriff_free"] = "alternate_sides"
     day1_speech_rounds: Literal[1, 2] = 1
     speech_seconds: Literal["none", "tiered_120_150_180", "flat_120", "flat_90_last_120"] = "none"
     self_destruct: bool = True

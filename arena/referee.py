@@ -21,6 +21,7 @@ from arena.engine import Game, GameSetup
 from arena.events import Event
 from arena.observation import Observation
 from arena.provenance import build_info
+from arena.rules.night import stated_night_order
 from arena.stopping import GameDeadline, GameStopped
 from arena.transcript import (
     ITEMS_CAP,
@@ -205,7 +206,7 @@ class Table:
             deal=list(setup.deal) if setup.deal is not None else None,
             center=list(setup.center) if setup.center is not None else None,
             first_kill_protected=list(setup.first_kill_protected) or None,
-            beliefs=dict(setup.beliefs) or None,
+            beliefs=dict(setup.beliefs) or None, night_order=stated_night_order(self.game.rules),
             agents=[SeatAgent(seat=i + 1, spec=spec, label=(labels[i] if labels else None),
                               version=_agent_version(self.agents[i], self.lang) if i < len(self.agents) else None,
                               settings=capped_value(_agent_settings(self.agents[i]), 1000) if i < len(self.agents) else None)

@@ -91,6 +91,10 @@ class HeaderLine(BaseModel):
     beliefs: dict[int, str] | None = Field(default=None, description=(
         "seats the referee asked for private beliefs outside their decisions, by mode (day_end, "
         "every_speech); absent when none"))
+    night_order: dict[str, list[str]] | None = Field(default=None, description=(
+        "the night steps called on night 1 (\"N1\") and on later nights (\"later\"), when the board's cards "
+        "needed steps the switch night_order lacks, merged at their place in order_003 (R18); absent when "
+        "the order is used as the switch names it"))
     agents: list[SeatAgent]
     lang: str = "en"
     package_version: str
@@ -103,7 +107,7 @@ class HeaderLine(BaseModel):
     def _omit_absent_build(self, handler: Any) -> Any:
         data = handler(self)
         if isinstance(data, dict):
-            for name in ("build", "first_kill_protected", "beliefs"):  # absent, not null: older bytes stay the same
+            for name in ("build", "first_kill_protected", "beliefs", "night_order"):  # absent, not null: older bytes stay the same
                 if data.get(name, False) is None:
                     del data[name]
         return data

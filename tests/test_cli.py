@@ -112,3 +112,12 @@ def test_classic_millers_with_a_player_count(tmp_path: Path) -> None:
     assert header["preset"] == "classic-millers-10" and len(header["agents"]) == 10
     shown = runner.invoke(app, ["rules", "show", "classic-millers", "--players", "16"])
     assert shown.exit_code == 0 and "werewolf ×4" in shown.output
+
+
+def test_boolean_flags_are_shown_as_flags_in_help() -> None:
+    """A flag takes no value, so help must not offer one (typer 0.29 printed ``--watch <bool>`` while
+    ``--quiet true`` was refused; pyproject bounds typer below it)."""
+    for command in (["play", "--help"], ["tournament", "--help"], ["serve", "--help"]):
+        result = runner.invoke(app, command, env={"COLUMNS": "200", "TERM": "dumb"})
+        assert result.exit_code == 0, result.output
+        assert "<bool>" not in result.output and "BOOLEAN" not in result.output, (command, result.output)

@@ -189,11 +189,13 @@ def test_R15_R48_after_discussion_election_sits_between_speeches_and_exile_vote(
     ("order_000", ["guard", "wolves", "witch", "seer", "hunter"], ["guard", "wolves", "witch", "seer", "hunter"]),
     ("order_004a", ["guard", "wolves", "witch", "seer", "hunter"], ["guard", "wolves", "witch", "seer", "hunter"]),
     ("order_004c", ["hunter", "guard", "wolves", "seer", "witch"], ["guard", "wolves", "seer", "witch"]),
-    ("order_001", ["seer", "wolves", "witch"], ["seer", "wolves", "witch"]),
+    # order_001 has no guard step: the guard dealt on this board gets its order_003 place, right after the
+    # lovers' step (the nearest step before it there that order_001 has), so it is called before the seer (R18).
+    ("order_001", ["guard", "seer", "wolves", "witch"], ["guard", "seer", "wolves", "witch"]),
 ])
 def test_R18_R20_night_orders(order, n1, n2):
-    """R18: each night_order calls the configured roles' steps in its own order; R20: order_004c's hunter
-    identification is N1 only. (order_001 has no guard step: a guard dealt on such a board never wakes.)"""
+    """R18: each night_order calls the configured roles' steps in its own order, and a card with no step in it
+    gets its step merged from order_003; R20: order_004c's hunter identification is N1 only."""
     g = drive(game(rules={"sheriff": False, "night_order": order}), until="N2")
     assert night_steps(g, "N1") == n1
     assert night_steps(g, "N2") == n2
@@ -506,7 +508,7 @@ CORE_SWITCH_VALUES = {
     "election_self_destruct": ["badge_lost", "postpone_third_loses"],
     "sheriff_vote_weight": ["2", "1.5", "2.5"],
     "badge_on_death": ["pass_or_tear", "must_pass"],
-    "speech_order": ["alternate_sides", "sheriff_chooses"],
+    "speech_order": ["alternate_sides", "sheriff_chooses", "sheriff_free"],
     "day1_speech_rounds": ["1", "2"],
     "self_destruct": ["true", "false"],
     "self_destruct_last_words": ["true", "false"],

@@ -23,8 +23,11 @@ from arena.observation import public_events, visible_events  # noqa: E402
 from arena.transcript import read_transcript  # noqa: E402
 from arena.viewer import build_view_data  # noqa: E402
 from arena.web.app import create_app  # noqa: E402
+from arena.web.seats import ModelSeat, ServeConfig  # noqa: E402
 
 PRESET = "std-12-guard"
+#: The operator's token of the test servers (a real server makes one, or takes --token / ARENA_SERVE_TOKEN).
+OPERATOR_TOKEN = "test-operator-token-0123456789"
 
 
 def simple_answer(ask: dict[str, Any]) -> Any:
@@ -70,9 +73,21 @@ def same_event(sent: dict[str, Any], event: Any) -> bool:
     return all(sent.get(k) == v for k, v in fields.items())
 
 
+def operator_client(out: Path, **config: Any) -> TestClient:
+    """A test server (TestClient's Host is ``testserver``) whose client has opened the operator's start-up
+    URL, as the operator's browser does: the token is in its cookie from then on."""
+    app = create_app(out, token=OPERATOR_TOKEN, config=ServeConfig(allow_hosts=["testserver"], **config))
+    return TestClient(app)
+
+
+def sign_in(client: TestClient) -> None:
+    assert client.get(f"/?token={OPERATOR_TOKEN}").status_code == 200
+
+
 @pytest.fixture()
 def client(tmp_path: Path):
-    with TestClient(create_app(tmp_path)) as c:
+    with operator_client(tmp_path) as c:
+        sign_in(c)
         yield c
 
 
@@ -107,7 +122,8 @@ def test_bot_table_streams_the_whole_game_in_god_view_and_is_listed_when_finishe
     assert result["winner"] in ("village", "wolves") and result["seed"] == 3
     listed = client.get("/api/tables").json()
     name = f"{PRESET}-{made['id']}"
-    assert {"name": name, "replay": f"/games/{name}.html", "transcript": f"/games/{name}.jsonl"} in listed["finished"]
+    assert {"name": name, "replay": f"/games/{name}.html", "transcript": f"/games/{name}.jsonl",
+            "status": "finished"} in listed["finished"]
     assert client.get(f"/games/{name}.html").status_code == 200
     assert client.get(f"/games/{name}.jsonl").text.startswith('{"type":"header"')
     del client.app.state.lobby.rooms[made["id"]]  # a table forgotten by the server: its link shows the replay
@@ -342,7 +358,7 @@ def test_the_lobby_names_what_is_wrong(client: TestClient) -> None:
     for body, words in bad:
         response = client.post("/api/tables", json={"preset": PRESET, **body})
         assert response.status_code == 400 and words in response.json()["error"], (body, response.text)
-    assert client.post("/api/tables", content=b"{").status_code == 400
+    assert client.post("/api/tables", content=b"{", headers={"content-type": "application/json"}).status_code == 400
     assert client.get("/").status_code == 200 and "/*__LABELS__*/" not in client.get("/").text
     presets = client.get("/api/presets").json()
     assert any(p["id"] == PRESET and p["players"] == 12 for p in presets)
@@ -395,10 +411,12 @@ def test_arena_serve_prints_its_url_and_warns_off_loopback(monkeypatch: pytest.M
     runner = CliRunner()
     result = runner.invoke(app, ["serve", "--port", "8765", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert "http://127.0.0.1:8765/" in result.output and "warning" not in result.output
+    assert "http://127.0.0.1:8765/?token=" in result.output and "warning" not in result.output
     assert started[-1]["host"] == "127.0.0.1" and started[-1]["port"] == 8765
     result = runner.invoke(app, ["serve", "--host", "0.0.0.0", "--out", str(tmp_path)])
     assert result.exit_code == 0 and "warning: listening on 0.0.0.0" in result.output
+    warning = " ".join(result.output.split())
+    assert "run model seats on this machine's API keys" in warning and "token" in warning
     result = runner.invoke(app, ["serve", "--port", "70000"])
     assert result.exit_code == 2 and "--port" in result.output
 
@@ -437,17 +455,24 @@ def test_bots_pause_for_what_the_table_saw_and_never_for_hidden_events(tmp_path:
     assert slept == [0.0, reading_seconds(speech)]
 
 
-def test_a_person_plays_with_a_language_model_and_bots_at_one_table(client: TestClient) -> None:
-    """A model seat (an OpenAI-compatible server on loopback) is asked alongside the person and the bots."""
+def test_a_person_plays_with_a_language_model_and_bots_at_one_table(tmp_path: Path) -> None:
+    """A model seat the operator configured (an OpenAI-compatible server on loopback) is asked alongside
+    the person and the bots; the lobby names it, the transcript records its spec and its name."""
     from tests.llm_loopback import LoopbackServer, Reply, openai_completion
 
     with LoopbackServer() as model:
         model.default = Reply(body=openai_completion('{"reasoning": "quiet", "action": "pass", "notes": ""}'))
-        made = create(client, seats=["human", f"local:loopback@{model.url}/v1"] + ["bot:heuristic"] * 10, seed=9)
-        with client.websocket_connect(f"/ws/{made['id']}?token={token_of(made['seats']['1'])}") as ws:
-            messages = play_seat(ws)
-        assert model.seen, "the model seat was never asked"
+        seats = {"loopback": ModelSeat(provider="local", model="loopback", endpoint=f"{model.url}/v1")}
+        with operator_client(tmp_path, seats=seats) as client:
+            sign_in(client)
+            assert {"name": "loopback", "kind": "local"} in client.get("/api/seats").json()
+            made = create(client, seats=["human", "loopback"] + ["bot:heuristic"] * 10, seed=9)
+            with client.websocket_connect(f"/ws/{made['id']}?token={token_of(made['seats']['1'])}") as ws:
+                messages = play_seat(ws)
+            assert model.seen, "the model seat was never asked"
+            path = client.app.state.lobby.rooms[made["id"]].path
     assert messages[-1]["result"]["winner"] in ("village", "wolves")
-    transcript = read_transcript(client.app.state.lobby.rooms[made["id"]].path)
+    transcript = read_transcript(path)
     assert transcript.header.agents[1].spec.startswith("local:loopback@")
+    assert transcript.header.agents[1].label == "loopback"
     assert [d for d in transcript.decisions if d.seat == 2] and [d for d in transcript.decisions if d.seat == 1]

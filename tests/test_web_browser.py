@@ -163,7 +163,9 @@ def run_game(browser: Any, base: str, app: Any, shots: Path | None) -> None:
     PAGE_ERRORS.clear()
     lobby = browser.new_context(viewport=DESKTOP).new_page()
     listen(lobby)
-    lobby.goto(base + "/")
+    # the operator opens the URL `arena serve` printed: the token goes into a cookie, the address loses it
+    lobby.goto(base + "/?token=" + app.state.operator_token)
+    assert lobby.url == base + "/"
     lobby.wait_for_selector('select[data-seat="12"]')
     lobby.select_option("#preset", "std-12-guard")
     lobby.select_option('select[data-seat="1"]', "human")
@@ -252,6 +254,16 @@ def run_game(browser: Any, base: str, app: Any, shots: Path | None) -> None:
     assert spectator.evaluate("ArenaViewer.data.events.length") == len(public_events(log))
     assert spectator.evaluate("Object.keys(ArenaViewer.data.views)") == ["public"]
     assert 0 < seen_live
+    # another site's page cannot make a table with the operator's browser (its cookie is SameSite=Strict, and
+    # a cross-site text/plain post is refused anyway); nor can a page that never had the token
+    evil = lobby.context.new_page()  # the operator's own browser, on a page of another site (localhost)
+    evil.goto(base.replace("127.0.0.1", "localhost") + "/api/presets")
+    status = evil.evaluate("""url => fetch(url, {method: "POST", mode: "no-cors", body: '{"preset": "std-12-guard"}',
+                                           headers: {"content-type": "text/plain"}}).then(r => r.status, e => "failed")""",
+                           base + "/api/tables")
+    assert status in (0, "failed") and len(app.state.lobby.rooms) == 1
+    stranger = browser.new_context().new_page()
+    assert stranger.goto(base + "/").status == 401
     for page in (spectator, one.page, two.page):
         assert page.evaluate("window.pwned === undefined")
         assert page.locator("#seats script, #log script, #center script").count() == 0

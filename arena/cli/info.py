@@ -38,17 +38,22 @@ def rules_show(
                                                                 "counts (classic-millers: 8-18)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
-    """Print a preset's roles, win rule and every switch in force, in English and Chinese."""
+    """Print a preset's roles, win rule, night order (merged steps named, R18) and every switch, in English and Chinese."""
     from arena.cli.play import parse_rule_overrides
     from arena.config import board_id, resolve_rules
     from arena.narration import templates
 
+    from arena.rules.night import called_steps, merged_steps
+
     rules = resolve_rules(board_id(preset_id, players), parse_rule_overrides(rule))
     preset = rules.preset
     switches = rules.switches.model_dump(mode="json")
+    # R18: the night steps as this board calls them, with any step merged from order_003 named.
+    night = {"N1": called_steps(rules, first_night=True), "later": called_steps(rules, first_night=False),
+             "merged_from_order_003": merged_steps(rules)}
     if as_json:
-        typer.echo(json.dumps({"preset": preset.model_dump(mode="json"), "switches": switches}, ensure_ascii=False,
-                              indent=2))
+        typer.echo(json.dumps({"preset": preset.model_dump(mode="json"), "switches": switches, "night_order": night},
+                              ensure_ascii=False, indent=2))
         return
     en, zh = templates("en"), templates("zh")
     counts: dict[str, int] = {}
@@ -68,6 +73,11 @@ def rules_show(
     if preset.god_roles:
         typer.echo("gods / 神: " + ", ".join(r.value for r in preset.god_roles)
                    + "; villagers / 民: " + ", ".join(r.value for r in preset.villager_roles))
+    merged = night["merged_from_order_003"]
+    typer.echo(f"night order ({switches['night_order']}"
+               + (f", with {', '.join(merged)} merged at their place in order_003, R18" if merged else "") + "):")
+    typer.echo("  night 1: " + " → ".join(night["N1"]))
+    typer.echo("  later nights: " + " → ".join(night["later"]))
     typer.echo("switches:")
     for name, value in switches.items():
         typer.echo(f"  {name} = {json.dumps(value)}")

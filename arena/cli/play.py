@@ -102,7 +102,8 @@ def play_command(
     setup = GameSetup(preset=preset, seed=seed, rules=overrides)
     path = transcript_path(out, preset, seed)
     # A human player sees only his seat; a spectator may see everything.
-    narrator = Narrator(lang, god_view=god_view and not human_seats, seat=human_seats[0] if human_seats else None)
+    narrator = Narrator(lang, god_view=god_view and not human_seats, seat=human_seats[0] if human_seats else None,
+                        says_view=True)
     on_event = None
     live = None
     if watch:

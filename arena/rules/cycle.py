@@ -123,9 +123,9 @@ def day_programme(game: "Game", k: int) -> "Flow":
     yield from beliefs.after_discussion(game)
     if k == 1 and sw.sheriff and sw.sheriff_election_time == "after_d1_discussion" and state.badge == "unused":
         yield from sheriff.election_after_discussion(game)
-    exiled = yield from vote.exile_vote(game)
+    exiled, why = yield from vote.exile_vote(game)
     if exiled is None:
-        game.emit(ExileResult(phase=state.phase, seat=None, reason="no_exile"))
+        game.emit(ExileResult(phase=state.phase, seat=None, reason=why))  # a tie, a second tie, no ballot...
         return
     yield from exile(game, exiled)
 
@@ -141,11 +141,10 @@ def exile(game: "Game", seat: int) -> "Flow":
         if spared:
             return
     game.emit(ExileResult(phase=state.phase, seat=seat, reason="exiled"))
-    batch = deaths.process_batch(game, [(seat, Cause.EXILE)], state.phase)
-    departed = sorted(batch.departed, key=lambda d: (d.seat != seat, d.seat))  # the exiled first, then a lover (OQ12)
-    deaths.announce_deaths(game, [d.seat for d in departed], state.phase)
+    batch = deaths.process_batch(game, [(seat, Cause.EXILE)], state.phase)  # the exiled first, then a lover (R79)
+    deaths.announce_deaths(game, [d.seat for d in batch.departed], state.phase)
     deaths.finish_if_won(game, batch.result)
-    yield from deaths.consequences(game, deaths.Chain(departed=departed))
+    yield from deaths.consequences(game, deaths.Chain(departed=batch.departed))
     for hook in roles.after_exile_hooks:  # R160 (003): after the exiled player's last words
         yield from hook(game, seat)
 

@@ -14,7 +14,7 @@ from arena.events import BadgeMoved, DeathsAnnounced, PlayerDied, REFEREE, RoleR
 from arena.rules import aux_police, beliefs, cycle, speech
 from arena.rules.registry import registry
 from arena.rules.victory import check_winner, contenders
-from arena.types import Cause, Kind, is_wolf_card, parse_phase, primary_cause
+from arena.types import WOLF_ATTACKS, Cause, Kind, is_wolf_card, parse_phase, primary_cause
 
 def a_wolf_has_died(game: "Game") -> bool:
     """A wolf card's holder is dead (R164 the wild wolf's kill stops, OQ54 the fire wolf's skill wakes)."""
@@ -26,6 +26,11 @@ if TYPE_CHECKING:
     from arena.flow import Flow
     from arena.rules.night import Night
     from arena.types import Winner, WinReason
+
+#: Who speaks under ``wolf_pool_kill_exile`` (R73, 004 §C 只有被杀死和被票死有遗言): every player the wolves kill
+#: (the knife, also the lovers camp's; the wild wolf's and the little wolf brother's kills, R27; the little girl
+#: they catch, R153) and every player voted out (the exiled; the scapegoat, who dies in the vote instead, R156).
+POOL_SPEAKING_CAUSES = WOLF_ATTACKS | {Cause.LITTLE_GIRL, Cause.EXILE, Cause.SCAPEGOAT}
 
 # Order of causes in a `by_cause` dawn announcement (R38).
 _ANNOUNCE_CAUSE_ORDER = [Cause.WOLF, Cause.WOLF_BROTHER, Cause.WILD_WOLF, Cause.LITTLE_GIRL, Cause.HUNTING_GUN,
@@ -99,12 +104,15 @@ def process_batch(game: "Game", hits: list[tuple[int, Cause]], phase: str) -> Ba
         return Batch()
     # Taken before anyone in the batch dies (R99); nothing above changes a card or who is alive.
     before = contenders(state)
-    departed = []
-    for seat in sorted(causes):
+    for seat in sorted(causes):  # the referee's record of one batch: simultaneous, so in seat order
         cs = tuple(causes[seat])
         game.emit(PlayerDied(phase=phase, visibility=REFEREE, seat=seat, cause=primary_cause(cs), causes=list(cs),
                              batch=number))
-        departed.append(Departed(seat=seat, phase=phase, causes=cs))
+    # R79: the batch in the order its deaths happened (``causes`` was filled in that order): the hit players
+    # first, then whoever each takes along (a lover after the partner whose death caused his grief). A day
+    # batch is announced, takes its skills and spends the last-words pool in this order; a dawn reorders its
+    # batches for the announcement (R38, :func:`announcement_order`).
+    departed = [Departed(seat=seat, phase=phase, causes=tuple(cs)) for seat, cs in causes.items()]
     return Batch(departed, check_winner(state, before))
 
 
@@ -227,7 +235,7 @@ def assign_last_words(game: "Game", chain: Chain, *, silenced: bool = False) -> 
             has_unit = cycle.take_last_words_unit(game)
             speaks = has_unit
             if sw.last_words == "wolf_pool_kill_exile":
-                speaks = has_unit and bool({Cause.WOLF, Cause.EXILE} & set(d.causes))
+                speaks = has_unit and not POOL_SPEAKING_CAUSES.isdisjoint(d.causes)
         elif d.shooter is not None:
             shooter = by_seat.get(d.shooter)
             speaks = bool(shooter and shooter.speaks)

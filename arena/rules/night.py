@@ -10,6 +10,7 @@ from arena.rules.registry import Nights, NightStepSpec, registry
 from arena.types import WOLF_ATTACKS, Cause
 
 if TYPE_CHECKING:
+    from arena.config import RuleSet
     from arena.engine import Game
     from arena.flow import Flow
     from arena.rules.deaths import Departed
@@ -63,27 +64,74 @@ class Night:
 def steps_for(game: "Game", number: int) -> tuple[str, ...]:
     """The steps called on night ``number``. They depend only on the rules and on whether it is the
     first night, so each game works them out once for N1 and once for the nights after."""
-    return game.state.derived("night_steps", number == 1, lambda state: tuple(_steps_for(game, number)))
+    return game.state.derived("night_steps", number == 1,
+                              lambda state: tuple(called_steps(game.rules, first_night=number == 1)))
 
 
-def _steps_for(game: "Game", number: int) -> list[str]:
-    sw = game.sw
-    state = game.state
+#: The order whose places R18 gives the steps another order lacks (003's holds every card that acts at night).
+FULL_ORDER = "order_003"
+
+
+def merged_steps(rules: "RuleSet") -> list[str]:
+    """R18: the steps of the board's cards that act at night but have no step in the chosen order (004 §C's
+    order on the 003 board: little wolf brother, wild wolf, fire wolf, hunting gun), in ``order_003``'s order."""
     roles = registry()
-    out = []
-    order = roles.night_order(sw.night_order)
+    cards = rules.preset.cards
+    listed = {step for step, _ in roles.night_order(rules.switches.night_order)}
+    return [name for name, _ in roles.night_order(FULL_ORDER)
+            if name not in listed and (spec := roles.steps[name]).called_for is not None
+            and spec.called_for in cards and (spec.acts is None or spec.acts(rules.switches))]
+
+
+def merged_order(rules: "RuleSet") -> list[tuple[str, Nights]]:
+    """R18: the chosen night order with each merged step (:func:`merged_steps`) at its place in ``order_003``:
+    right after the nearest step before it there that the chosen order also has (after the steps merged
+    there before it), or first when there is none; then R152's steps called before another on boards of
+    other orders (the little girl before the wolves)."""
+    roles = registry()
+    order = roles.night_order(rules.switches.night_order)
+    chosen = {step for step, _ in order}
+    missing = set(merged_steps(rules))
+    full = roles.night_order(FULL_ORDER)
+    anchor: str | None = None  # the nearest step of order_003 so far that the chosen order has
+    after: dict[str | None, int] = {}  # steps merged after each anchor so far
+    for name, nights in full:
+        if name in chosen:
+            anchor = name
+        elif name in missing:
+            at = (next(i for i, (step, _) in enumerate(order) if step == anchor) + 1 if anchor is not None else 0)
+            at += after.get(anchor, 0)
+            after[anchor] = after.get(anchor, 0) + 1
+            order.insert(at, (name, nights))
     listed = {step for step, _ in order}
     for step in roles.steps.values():  # a step called on boards of other orders that deal its card (R152)
         if step.elsewhere_before and step.name not in listed and step.called_for is not None \
-                and state.configured(step.called_for):
+                and step.called_for in rules.preset.cards:
             at = next(i for i, (name, _) in enumerate(order) if name == step.elsewhere_before)
             order.insert(at, (step.name, "all"))
-    for name, nights in order:
-        if nights == "n1" and number != 1:
+    return order
+
+
+def stated_night_order(rules: "RuleSet") -> dict[str, list[str]] | None:
+    """R18: what the configured game says of its night order when steps were merged into it (the transcript
+    header's ``night_order``): the steps called on N1 and on later nights; None when nothing was merged."""
+    if not merged_steps(rules):
+        return None
+    return {"N1": called_steps(rules, first_night=True), "later": called_steps(rules, first_night=False)}
+
+
+def called_steps(rules: "RuleSet", *, first_night: bool) -> list[str]:
+    """The steps called on the first night or on a later one (R18-R21), in order."""
+    sw = rules.switches
+    cards = rules.preset.cards
+    roles = registry()
+    out = []
+    for name, nights in merged_order(rules):
+        if nights == "n1" and not first_night:
             continue
         spec = roles.steps[name]
         role = spec.called_for
-        configured = role is None or state.configured(role)
+        configured = role is None or role in cards
         if not configured and sw.call_absent_roles == "always":
             configured = True
         if not configured and sw.call_absent_roles == "n1_pretend" and spec.pretend_when_absent:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable, Literal, Map
 from arena.types import Camp, Cause, Kind, Role
 
 if TYPE_CHECKING:
+    from arena.config import Switches
     from arena.engine import Game
     from arena.flow import Flow
     from arena.rules.deaths import Chain, Departed
@@ -55,6 +56,9 @@ class NightStepSpec:
     elsewhere_before: str | None = None
     #: A rule that reads the finished step (R28: immunities read the wolves' knife).
     after: Callable[["Game", "Night"], None] | None = None
+    #: Whether the card acts in this step under the switches in force (the hunting gun only with
+    #: ``hunting_gun``); ``None``: whenever the card is dealt. R18 merges a step the chosen order lacks only then.
+    acts: Callable[["Switches"], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,9 @@ class RoleSpec:
     dies_without_skill: Callable[["GameState", int], bool] | None = None
     #: R173: the side-kill class the holder counts in instead of the board's god/villager lists.
     side_class: Callable[["GameState"], Literal["god", "villager"] | None] | None = None
+    #: R173: that class counts whatever the holder's camp, the wolves' included (Cupid: "whatever happens,
+    #: Cupid counts among the ordinary villagers"); otherwise a wolves-camp holder never counts.
+    side_class_whatever_camp: bool = False
     #: The role's own record (potions left, a skill used...), folded from its events by the reducer.
     record: RoleState[Any] | None = None
 

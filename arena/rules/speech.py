@@ -60,11 +60,33 @@ def neighbour(game: "Game", seat: int, direction: str) -> int:
 
 
 def last_dead(game: "Game") -> int | None:
-    """The last player in announcement order of the most recent deaths (OQ20)."""
-    for event in reversed(game.log):
+    """R63, OQ20: the player who died last, by when he died, not by when he was announced (a wolf who
+    self-destructs in the D1 election dies after the N1 victims announced after him); within one
+    announcement, the last it names. Each announcement's deaths happened at its latest batch number (a
+    dawn's batches K and P are told together; a batch number grows with every batch, R39)."""
+    batch_of = {death.seat: death.batch for death in game.state.deaths}
+    latest, latest_batch = None, -1
+    for event in game.log:
         if event.type == "deaths_announced" and event.seats:
-            return event.seats[-1]
-    return None
+            batch = max(batch_of.get(seat, 0) for seat in event.seats)
+            if batch >= latest_batch:
+                latest, latest_batch = event.seats[-1], batch
+    return latest
+
+
+def sheriff_order_choice(game: "Game", sheriff: int) -> SpeechOrderChoice:
+    """R62: the first speakers the sheriff may name. ``sheriff_chooses`` (004 §C 警长指定以死者或自己左右的某一个人
+    开始): a neighbour of himself or of a player who died; ``sheriff_free`` (003 能夠決定放逐投票環節發言順序):
+    any living player but himself. (A neighbour who is dead is skipped like every dead seat of the ring.)"""
+    if game.sw.speech_order == "sheriff_free":
+        return SpeechOrderChoice(starts=tuple(s for s in game.state.alive_seats() if s != sheriff),
+                                 starts_from="anyone")
+    starts = set()
+    for seat in [sheriff] + [d.seat for d in game.state.deaths]:
+        starts.add(neighbour(game, seat, "ascending"))
+        starts.add(neighbour(game, seat, "descending"))
+    starts.discard(sheriff)
+    return SpeechOrderChoice(starts=tuple(sorted(starts)))
 
 
 def discussion_order(game: "Game") -> "Flow":
@@ -74,16 +96,13 @@ def discussion_order(game: "Game") -> "Flow":
     sheriff = state.sheriff if state.sheriff in alive else None
     day = parse_phase(state.phase)[1]
     if sheriff is not None:
-        if game.sw.speech_order == "sheriff_chooses":
-            starts = set()
-            for seat in [sheriff] + [d.seat for d in state.deaths]:
-                starts.add(neighbour(game, seat, "ascending"))
-                starts.add(neighbour(game, seat, "descending"))
-            starts.discard(sheriff)
-            default_start = neighbour(game, sheriff, "ascending")
-            choice = yield from game.ask(
-                sheriff, Kind.SPEECH_ORDER_PICK, SpeechOrderChoice(starts=tuple(sorted(starts))),
-                {"start": default_start, "direction": "ascending"})
+        if game.sw.speech_order in ("sheriff_chooses", "sheriff_free"):
+            legal = sheriff_order_choice(game, sheriff)
+            # His ascending neighbour; under sheriff_free the first living one, the same order (a legal start).
+            default_start = next((s for s in ring(game, sheriff, "ascending")[1:] if s in legal.starts),
+                                 neighbour(game, sheriff, "ascending"))
+            choice = yield from game.ask(sheriff, Kind.SPEECH_ORDER_PICK, legal,
+                                         {"start": default_start, "direction": "ascending"})
             start, direction = choice["start"], choice["direction"]
         else:
             # Switch hands each day (换手): D1 from the ascending side, D2 descending... (OQ1). 004 §B

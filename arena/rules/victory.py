@@ -49,7 +49,8 @@ def contenders(state: GameState) -> set[Camp]:
 
 
 def side_kill_classes(state: GameState) -> dict[str, list[int]]:
-    """Seats counted as god / villager for the side-kill win (R173, §4.4); wolves never count.
+    """Seats counted as god / villager for the side-kill win (R173, §4.4); wolves never count, but for a
+    card whose class counts whatever the camp (Cupid under ``cupid_side_class=villager``).
 
     Made of cards, links and switches only, so memoised like :func:`camps` (read-only for callers).
     """
@@ -63,14 +64,16 @@ def _side_kill_classes(state: GameState) -> dict[str, list[int]]:
     classes: dict[str, list[int]] = {"god": [], "villager": []}
     camp_by_seat = camps(state)
     for seat, player in state.players.items():
-        camp = camp_by_seat[seat]
-        if camp == Camp.WOLVES:
-            continue
-        if camp == Camp.LOVERS and not sw.third_party_counts_for_side_kill:
-            continue
         card = player.card
-        own = specs[card].side_class
+        spec = specs[card]
+        own = spec.side_class
         side = own(state) if own is not None else None  # Cupid's or the elder's class by the switches
+        if side is None or not spec.side_class_whatever_camp:  # R173: Cupid's class is his whatever his camp
+            camp = camp_by_seat[seat]
+            if camp == Camp.WOLVES:
+                continue
+            if camp == Camp.LOVERS and not sw.third_party_counts_for_side_kill:
+                continue
         if side is not None:
             classes[side].append(seat)
         elif card in preset.god_roles:

@@ -1,18 +1,20 @@
 """The Starlette application of ``arena serve``: lobby, table pages, replays and the WebSocket.
 
 URLs:
-- ``/``: the lobby; ``/api/presets``, ``/api/tables`` (GET lists, POST creates a table)
+- ``/``: the lobby (the operator's: ``/?token=OPERATOR_TOKEN`` once, then a cookie);
+  ``/api/presets``, ``/api/seats``, ``/api/tables`` (GET lists, POST creates a table: operator only)
 - ``/watch/{table}``: a spectator's page; ``/play/{table}/{token}``: a human seat's page
 - ``/ws/{table}?token=...``: the page's connection (no token: a spectator)
 - ``/games/{name}.html`` and ``/games/{name}.jsonl``: a finished game's replay page and transcript
 
-A seat's token is the only way to act for it; the lobby shows it once, to whoever made the table.
+The operator's token is the only way to make tables (and so to spend keys); a seat's token is the
+only way to act for it; the lobby shows the seat tokens once, to the operator who made the table.
+Who may reach what: :mod:`arena.web.guard` and docs/web.md's threat model.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import secrets
 from contextlib import asynccontextmanager
@@ -26,13 +28,17 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, WebSocketRoute
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from arena.narration import LANGS, PROMPTS_DIR
-from arena.web.room import Room, TableError, TableSpec, Watcher
+from arena.web.guard import (MAX_BODY_BYTES, BadJSON, Guard, Operator, allowed_hosts, loads_bounded, new_token,
+                             refusal, same_origin)
+from arena.web.room import ENDED, Room, TableError, TableSpec, Watcher
+from arena.web.seats import SeatChoices, ServeConfig
 
 ASSETS = Path(__file__).resolve().parent / "assets"
-#: A message from a page larger than this is refused (the longest speech is a few thousand characters).
+#: A message from a page larger than this closes its socket (1009; the longest speech is a few thousand
+#: characters, and the page's box holds no more).
 MAX_MESSAGE_CHARS = 16_000
 #: Finished tables kept in memory for late spectators; older ones live on as transcripts only.
 KEEP_FINISHED = 20
@@ -48,24 +54,50 @@ def _asset(name: str) -> str:
     return (ASSETS / name).read_text(encoding="utf-8")
 
 
+class TableLimit(TableError):
+    """The server has as many tables waiting or playing as it takes."""
+
+
 class Lobby:
     """Every table of this server, live and recently finished."""
 
-    def __init__(self, out_dir: Path):
+    def __init__(self, out_dir: Path, config: ServeConfig | None = None, choices: SeatChoices | None = None):
         self.out_dir = out_dir
+        self.config = config or ServeConfig()
+        self.choices = choices or SeatChoices(self.config.seats)
         self.rooms: dict[str, Room] = {}
+        self._expiry: dict[str, asyncio.TimerHandle] = {}
+        self._game_status: dict[str, tuple[float, int, str]] = {}
+
+    def live(self) -> int:
+        return sum(1 for r in self.rooms.values() if r.status in ("waiting", "running"))
 
     def create(self, spec: TableSpec) -> Room:
-        room = Room(spec, self.out_dir)
+        if self.live() >= self.config.max_tables:
+            raise TableLimit(f"the server has {self.config.max_tables} tables waiting or playing, as many as it takes "
+                             "(`arena serve --max-tables`); wait for one to end")
+        room = Room(spec, self.out_dir, self.choices)
         self.rooms[room.id] = room
         room.start_if_ready()
+        if room.status == "waiting":
+            wait = self.config.table_wait_seconds
+            self._expiry[room.id] = asyncio.get_running_loop().call_later(wait, self.expire, room.id)
         self._forget_old()
         return room
 
+    def expire(self, table: str) -> None:
+        """A table nobody filled in time is closed and forgotten: its agents and its place go."""
+        self._expiry.pop(table, None)
+        room = self.rooms.get(table)
+        if room is not None and room.expire(self.config.table_wait_seconds):
+            del self.rooms[table]
+
     def _forget_old(self) -> None:
-        done = [r for r in self.rooms.values() if r.status in ("finished", "failed") and not r.watchers]
+        done = [r for r in self.rooms.values() if r.status in ENDED and not r.watchers]
         for room in done[:-KEEP_FINISHED] if len(done) > KEEP_FINISHED else []:
             del self.rooms[room.id]
+        for table in [t for t in self._expiry if t not in self.rooms or self.rooms[t].status != "waiting"]:
+            self._expiry.pop(table).cancel()
 
     def playing(self, name: str) -> bool:
         return any(r.path.name == name for r in self.rooms.values() if r.status in ("waiting", "running"))
@@ -75,19 +107,50 @@ class Lobby:
             return []
         files = sorted(self.out_dir.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
         out = []
+        self._game_status = {p.name: self._game_status[p.name] for p in files[:100] if p.name in self._game_status}
         for path in files[:100]:
             if self.playing(path.name):
                 continue  # a game being played is never served: its transcript holds every card
             stem = path.stem
-            out.append({"name": stem, "replay": f"/games/{stem}.html", "transcript": f"/games/{stem}.jsonl"})
+            out.append({"name": stem, "replay": f"/games/{stem}.html", "transcript": f"/games/{stem}.jsonl",
+                        "status": self.game_status(path)})
         return out
 
+    def game_status(self, path: Path) -> str:
+        """"finished", or "abandoned" for a game stopped before its end (a stopped server, an endpoint
+        that refused, a kill: the last case leaves no result line). Read from the file's tail, once per
+        version of the file."""
+        stat = path.stat()
+        known = self._game_status.get(path.name)
+        if known is not None and known[:2] == (stat.st_mtime, stat.st_size):
+            return known[2]
+        status = game_status_of(path)
+        self._game_status[path.name] = (stat.st_mtime, stat.st_size, status)
+        return status
+
     async def shutdown(self) -> None:
+        for handle in self._expiry.values():
+            handle.cancel()
         for room in self.rooms.values():
             room.stop()
         tasks = [r.task for r in self.rooms.values() if r.task is not None]
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def game_status_of(path: Path) -> str:
+    """Whether a transcript ends with the result line of a game played to its end."""
+    with path.open("rb") as fh:
+        fh.seek(0, 2)
+        size = fh.tell()
+        fh.seek(max(0, size - 64 * 1024))  # a result line is a few hundred bytes
+        tail = fh.read().rstrip(b"\n").rpartition(b"\n")[2]
+    try:
+        last = loads_bounded(tail)
+    except BadJSON:
+        return "abandoned"
+    finished = isinstance(last, dict) and last.get("type") == "result" and not last.get("abandoned")
+    return "finished" if finished else "abandoned"
 
 
 def table_page(room: Room, watcher: Watcher) -> str:
@@ -101,7 +164,8 @@ def table_page(room: Room, watcher: Watcher) -> str:
     data: dict[str, Any] = {
         "meta": page_meta(game_id=room.preset, preset=room.preset, seed="?", players=room.players, lang=room.lang,
                           transcript_lang=room.lang, package_version="",
-                          agents=[{"seat": i + 1, "spec": spec, "label": None} for i, spec in enumerate(room.specs)],
+                          agents=[{"seat": i + 1, "spec": name, "label": None}
+                                  for i, name in enumerate(room.seat_names)],
                           complete=True, torn=False, source=""),
         "events": [], "decisions": [], "phases": [], "result": None,
         "views": {watcher.view: {"events": [], "decisions": [], "roles_at_end": True}},
@@ -116,8 +180,15 @@ def table_page(room: Room, watcher: Watcher) -> str:
     return head + extra + tail
 
 
-def create_app(out_dir: str | Path = "transcripts/web") -> Starlette:
-    lobby = Lobby(Path(out_dir))
+def create_app(out_dir: str | Path = "transcripts/web", *, token: str | None = None,
+               config: ServeConfig | None = None, host: str = "127.0.0.1") -> Starlette:
+    """The application. ``token``: the operator's (None: a new one, in ``app.state.operator_token``);
+    ``config``: the seats offered and the limits; ``host``: the address served, a Host it answers to."""
+    config = config or ServeConfig()
+    choices = SeatChoices(config.seats)
+    choices.check()
+    lobby = Lobby(Path(out_dir), config, choices)
+    operator = Operator(token or new_token())
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -125,9 +196,28 @@ def create_app(out_dir: str | Path = "transcripts/web") -> Starlette:
         await lobby.shutdown()
 
     async def lobby_page(request: Request) -> Response:
+        offered = request.query_params.get("token")
+        if offered is not None:  # the start-up URL: keep the token in a cookie, take it out of the address
+            if not operator.matches(offered):
+                return _operator_only(403)
+            moved = RedirectResponse("/", status_code=303)
+            moved.set_cookie(Operator.cookie_name(request.scope), operator.token, httponly=True, samesite="strict",
+                             secure=request.url.scheme == "https")
+            return moved
+        if not operator.allows(request):
+            return _operator_only(401)
         labels = {code: web_labels(code) for code in LANGS}
         html = _asset("lobby.html").replace("/*__LABELS__*/", _script_json(labels))
         return page(html)
+
+    def operator_refusal(request: Request) -> Response | None:
+        if not operator.allows(request):
+            return refusal(401, "only the operator may do this: open the URL `arena serve` printed "
+                                "(it carries ?token=...), or send Authorization: Bearer TOKEN")
+        return None
+
+    async def seats_api(request: Request) -> Response:
+        return operator_refusal(request) or JSONResponse(lobby.choices.listing())
 
     async def presets_api(request: Request) -> Response:
         from arena.config import presets
@@ -136,21 +226,34 @@ def create_app(out_dir: str | Path = "transcripts/web") -> Starlette:
                              for p in presets().values()])
 
     async def tables_api(request: Request) -> Response:
+        refused = operator_refusal(request)
+        if refused is not None:
+            return refused
         if request.method == "GET":
             return JSONResponse({"tables": [r.summary() for r in lobby.rooms.values()],
                                  "finished": lobby.finished_games()})
+        # A page on another site can post text/plain without asking first (no CORS preflight), and
+        # carries its own Origin: neither is taken.
+        if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+            return refusal(415, "a table is made with a JSON body (Content-Type: application/json)")
+        if not same_origin(request.headers):
+            return refusal(403, "a page from another site may not make tables here")
         try:
-            body = await request.json()
+            body = loads_bounded(await read_body(request))
             spec = TableSpec.model_validate(body)
             room = lobby.create(spec)
-        except json.JSONDecodeError:
-            return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
+        except BodyTooLarge as exc:
+            return refusal(413, str(exc))
+        except BadJSON as exc:
+            return refusal(400, f"the request body is {exc}")
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(x) for x in first["loc"]) or "table"
-            return JSONResponse({"error": f"{where}: {first['msg']}"}, status_code=400)
+            return refusal(400, f"{where}: {first['msg']}")
+        except TableLimit as exc:
+            return refusal(429, str(exc))
         except TableError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=400)
+            return refusal(400, str(exc))
         return JSONResponse({"id": room.id, "spectator": f"/watch/{room.id}",
                              "seats": {str(seat): f"/play/{room.id}/{token}" for token, seat in room.tokens.items()}},
                             status_code=201)
@@ -185,7 +288,8 @@ def create_app(out_dir: str | Path = "transcripts/web") -> Starlette:
             return FileResponse(path, media_type="application/x-ndjson")
         from arena.viewer import build_view_data, render_html
 
-        return page(render_html(build_view_data(path)))
+        # a long game's page takes a while to build: off the event loop, which the tables share
+        return page(await asyncio.to_thread(lambda: render_html(build_view_data(path))))
 
     async def socket(ws: WebSocket) -> None:
         room = lobby.rooms.get(ws.path_params["table"])
@@ -207,9 +311,13 @@ def create_app(out_dir: str | Path = "transcripts/web") -> Starlette:
             async with lock:
                 await ws.send_json(message)
 
+        async def close(code: int, reason: str) -> None:
+            async with lock:
+                await ws.close(code=code, reason=reason)
+
         sender = asyncio.ensure_future(room.stream(watcher, send))
         try:
-            await _receive(ws, send, room, seat)
+            await _receive(ws, send, close, room, seat)
         finally:
             room.watchers -= 1
             if seat is not None:
@@ -222,6 +330,7 @@ def create_app(out_dir: str | Path = "transcripts/web") -> Starlette:
         Route("/", lobby_page),
         Route("/favicon.ico", lambda request: Response(status_code=204)),  # no icon; not an error either
         Route("/api/presets", presets_api),
+        Route("/api/seats", seats_api),
         Route("/api/tables", tables_api, methods=["GET", "POST"]),
         Route("/watch/{table}", watch_page),
         Route("/play/{table}/{token}", play_page),
@@ -229,25 +338,50 @@ def create_app(out_dir: str | Path = "transcripts/web") -> Starlette:
         WebSocketRoute("/ws/{table}", socket),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(Guard, allowed_hosts=allowed_hosts(host, config.allow_hosts))
     app.state.lobby = lobby
+    app.state.operator_token = operator.token
     return app
 
 
-async def _receive(ws: WebSocket, send: Any, room: Room, seat: int | None) -> None:
-    """Read a page's messages until it goes; every refusal is answered with the reason."""
+class BodyTooLarge(ValueError):
+    pass
+
+
+async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The body, read no further than ``limit`` bytes (the Guard refuses a declared length over it
+    before the route runs; this catches a body sent without one)."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge(f"the request body is larger than {limit // 1024} KiB")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _receive(ws: WebSocket, send: Any, close: Any, room: Room, seat: int | None) -> None:
+    """Read a page's messages until it goes; every refusal is answered with the reason. A message that
+    is not JSON, nests too deep or is too long is no page's: the socket is closed with the reason."""
     while True:
         try:
-            text = await ws.receive_text()
-        except (WebSocketDisconnect, RuntimeError):
+            frame = await ws.receive()
+        except RuntimeError:  # the socket is gone
+            return
+        if frame["type"] == "websocket.disconnect":
+            return
+        text = frame.get("text")
+        if text is None:
+            await close(1003, "only text messages (JSON) are taken")
             return
         if len(text) > MAX_MESSAGE_CHARS:
-            await send({"type": "refused", "error": f"message too long (over {MAX_MESSAGE_CHARS} characters)"})
-            continue
+            await close(1009, f"message too big (over {MAX_MESSAGE_CHARS} characters)")
+            return
         try:
-            message = json.loads(text)
-        except json.JSONDecodeError:
-            await send({"type": "refused", "error": "not JSON"})
-            continue
+            message = loads_bounded(text)
+        except BadJSON as exc:
+            await close(1007, f"the message is {exc}"[:120])
+            return
         if not isinstance(message, dict) or message.get("type") != "answer":
             await send({"type": "refused", "error": "unknown message"})
             continue
@@ -276,6 +410,13 @@ def page(html: str, status_code: int = 200) -> HTMLResponse:
     return HTMLResponse(html, status_code=status_code,
                         headers={"Content-Security-Policy": policy, "X-Content-Type-Options": "nosniff",
                                  "Referrer-Policy": "no-referrer"})
+
+
+def _operator_only(status: int) -> Response:
+    """The lobby's door for anyone without the operator's token: what to do, in both languages."""
+    fields = {"command": "<code>arena serve</code>", "query": "<code>?token=…</code>"}
+    texts = "".join(f"<p lang={code}>{web_labels(code)['operator_only'].format(**fields)}</p>" for code in LANGS)
+    return page(f"<!doctype html><meta charset=utf-8><title>{status}</title>{texts}", status_code=status)
 
 
 def _not_found(text: str) -> Response:

@@ -24,7 +24,7 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Literal
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,6 +34,9 @@ from arena.events import Event
 from arena.narration import LANGS
 from arena.observation import Observation, public_events, visible_events
 
+if TYPE_CHECKING:
+    from arena.web.seats import SeatChoices
+
 #: The seat spec the lobby uses for a seat left open for a person.
 HUMAN = "human"
 #: Speeches a seat may let go with an empty answer (as in the terminal).
@@ -42,6 +45,8 @@ OPTIONAL_SPEECHES = frozenset({"idiot_interject", "interjection_reply"})
 READING_SECONDS = {"speech": 1.6, "vote_result": 1.4, "deaths_announced": 1.4, "phase_started": 0.9,
                    "game_ended": 1.0, "exile_result": 1.2, "ballot_cast": 0.25, "wolf_knife_vote": 0.25}
 MAX_PAUSE = 8.0
+#: A table in one of these states plays no more.
+ENDED = ("finished", "failed", "expired")
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -53,10 +58,11 @@ class TableSpec(BaseModel):
 
     preset: str = "std-12-guard"
     lang: Literal["en", "zh"] = "en"
-    #: One agent spec per seat (``human`` leaves the seat open for a person); none: bots everywhere.
-    seats: list[str] | None = None
+    #: One seat name per seat, from what the server offers (:mod:`arena.web.seats`: the bots,
+    #: ``human`` for a seat left open for a person, the operator's model seats); none: bots everywhere.
+    seats: list[str] | None = Field(None, max_length=64)
     #: Switch overrides, ``name=value`` as on the command line (``speech_seconds=flat_120``).
-    rules: list[str] = Field(default_factory=list)
+    rules: list[str] = Field(default_factory=list, max_length=64)
     seed: int | None = Field(None, ge=0)
     #: Time a human's speeches by the rules' ``speech_seconds`` switch (R64). Off by default, even on
     #: boards whose rules give a limit: a countdown is the table's choice.
@@ -122,7 +128,9 @@ class WebSeat:
 
 
 class Paced:
-    """A bot that waits, before it answers, for the people at the table to read what just happened."""
+    """A bot or model that waits, before it answers, for the people at the table to read what just
+    happened; at pace 0 it still lets the event loop run the other tables and the lobby (a bot decides
+    synchronously, so a game of bots would otherwise hold the loop from its first decision to its last)."""
 
     def __init__(self, agent: Any, room: "Room"):
         self.agent = agent
@@ -151,8 +159,9 @@ class TableError(ValueError):
 class Room:
     """One table: its game, its seats' tokens, its log and the people connected to it."""
 
-    def __init__(self, spec: TableSpec, out_dir: Path):
+    def __init__(self, spec: TableSpec, out_dir: Path, choices: "SeatChoices | None" = None):
         from agents.registry import make_agent
+        from arena.web.seats import SeatChoices
         from arena.cli.play import parse_rule_overrides
         from arena.config import ConfigError, resolve_rules
 
@@ -162,29 +171,42 @@ class Room:
         except (ConfigError, ValueError) as exc:
             raise TableError(str(exc)) from None
         players = rules.players
-        seats = list(spec.seats) if spec.seats else ["bot:heuristic"] * players
+        seats = [s.strip() for s in spec.seats] if spec.seats else ["bot:heuristic"] * players
         if len(seats) != players:
             raise TableError(f"{spec.preset} has {players} seats; {len(seats)} seat specs were given")
+        choices = choices or SeatChoices()
+        chosen = []
+        for i, name in enumerate(seats):
+            choice = choices.get(name)
+            if choice is None:  # a request names a seat; it never brings a spec of its own
+                raise TableError(f"seat {i + 1}: {name[:80]!r} is not a seat this server offers (it offers "
+                                 f"{', '.join(choices.names())}; the operator adds model seats with "
+                                 "`arena serve --seat NAME=SPEC` or --config)")
+            chosen.append(choice)
         self.spec = spec
         self.id = secrets.token_urlsafe(9)
         self.preset = spec.preset
         self.lang = spec.lang
         self.players = players
         self.seed = spec.seed if spec.seed is not None else random.SystemRandom().randrange(1, 10**9)
-        self.specs = [s.strip() for s in seats]
+        #: what the lobby and the pages show: the seat names the operator configured (a model seat's
+        #: spec may name the operator's endpoint); the transcript records the specs
+        self.seat_names = seats
+        self.specs = [c.spec for c in chosen]
+        self.labels = [None if c.builtin else c.name for c in chosen]
         self.human_seats = [i + 1 for i, s in enumerate(self.specs) if s == HUMAN]
         #: token -> seat; a token is the only way to act for a seat
         self.tokens = {secrets.token_urlsafe(18): seat for seat in self.human_seats}
         self.agents: list[Any] = []
-        for i, seat_spec in enumerate(self.specs):
-            if seat_spec == HUMAN:
+        for i, choice in enumerate(chosen):
+            if choice.spec == HUMAN:
                 self.agents.append(WebSeat(self, i + 1))
                 continue
             try:
-                agent = make_agent(seat_spec, seat=i + 1, seed=self.seed, lang=self.lang)
-            except Exception as exc:  # an unknown spec, a provider without its key: the lobby says which
-                raise TableError(f"seat {i + 1}: {seat_spec!r}: {exc}") from None
-            self.agents.append(Paced(agent, self) if spec.pace > 0 else agent)
+                agent = make_agent(choice.spec, seat=i + 1, seed=self.seed, lang=self.lang, **choice.options)
+            except Exception as exc:  # a provider without its key: the lobby says which seat
+                raise TableError(f"seat {i + 1}: {choice.name!r}: {exc}") from None
+            self.agents.append(Paced(agent, self))
         self.path = out_dir / f"{self.preset}-{self.id}.jsonl"
         self.log: list[Event] = []
         self.json: list[dict[str, Any]] = []  # each event as the page draws it, numbered per connection
@@ -197,7 +219,7 @@ class Room:
         self.connections: dict[int, int] = {s: 0 for s in self.human_seats}
         self.away_since: dict[int, float | None] = {s: None for s in self.human_seats}
         self.watchers = 0
-        self.status: Literal["waiting", "running", "finished", "failed"] = "waiting"
+        self.status: Literal["waiting", "running", "finished", "failed", "expired"] = "waiting"
         self.error: str | None = None
         self.result: dict[str, Any] | None = None
         self.task: asyncio.Task[None] | None = None
@@ -227,7 +249,8 @@ class Room:
         try:
             with TranscriptWriter(self.path) as writer:
                 result = await run_game(setup, self.agents, writer=writer, specs=self.specs, lang=self.lang,
-                                        game_id=f"{self.preset}-{self.id}", on_event=self._on_event)
+                                        game_id=f"{self.preset}-{self.id}", labels=self.labels,
+                                        on_event=self._on_event)
             state = result.game.state
             self.result = {"winner": result.winner, "reason": result.reason, "phase": result.phase,
                            "roles": {str(s): p.card.value for s, p in state.players.items()},
@@ -250,6 +273,17 @@ class Room:
         if self.task is not None and not self.task.done():
             self.task.cancel()
 
+    def expire(self, waited: float) -> bool:
+        """Close a table still waiting for its people: its agents go, its watchers are told."""
+        if self.status != "waiting":
+            return False
+        self.status = "expired"
+        self.error = f"not every seat was joined within {waited:g} s: the table was closed"
+        self.agents = []
+        self._texts = {}
+        self.notify()
+        return True
+
     # ---- events ---------------------------------------------------------------------------------
     def _on_event(self, event: Event) -> None:
         from arena.viewer import event_json
@@ -268,9 +302,13 @@ class Room:
 
     async def pause(self) -> None:
         """Before a bot answers: reading time for what the table saw since the last pause. Only public
-        events count: a pause that grew with hidden events would tell the players they happened."""
+        events count: a pause that grew with hidden events would tell the players they happened.
+        At pace 0, one turn of the event loop: the other tables and the lobby go on meanwhile."""
+        if self.spec.pace <= 0:
+            await asyncio.sleep(0)
+            return
         upto = len(self.log)
-        if self.spec.pace <= 0 or upto <= self._paused_upto:
+        if upto <= self._paused_upto:
             return
         seconds = sum(reading_seconds(e) for e in public_events(self.log[self._paused_upto:upto]))
         self._paused_upto = upto
@@ -400,7 +438,7 @@ class Room:
         """What the lobby lists about a table: no tokens, no seed while it is played, and not the
         number of events either (it would tell a player when hidden night actions happen)."""
         return {"id": self.id, "preset": self.preset, "lang": self.lang, "players": self.players,
-                "status": self.status, "specs": self.specs, "humans": self.human_seats,
+                "status": self.status, "specs": self.seat_names, "humans": self.human_seats,
                 "waiting_for": sorted(set(self.human_seats) - self.joined), "watchers": self.watchers,
                 "error": self.error,
                 "result": self.result if self.status == "finished" else None}
@@ -428,7 +466,7 @@ class Room:
                     await send({"type": "events", "events": batch})
             if watcher.seat is not None:
                 await self._send_question(watcher, send)
-            if self.status in ("finished", "failed") and watcher.cursor >= len(self.log):
+            if self.status in ENDED and watcher.cursor >= len(self.log):
                 if not watcher.result_sent:
                     watcher.result_sent = True
                     await send({"type": "result", "status": self.status, "error": self.error, "result": self.result})

@@ -221,7 +221,7 @@
       if (legal.allow_none) box.appendChild(button(skipText, "skip", () => send(null)));
     } else if (legal.type === "speech_order") {
       const label = document.createElement("span");
-      label.textContent = w.first_speaker;
+      label.textContent = w["first_speaker_" + legal.starts_from] || w.first_speaker;
       const select = document.createElement("select");
       for (const s of legal.starts) {
         const o = document.createElement("option");
