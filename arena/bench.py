@@ -43,6 +43,7 @@ from arena.evaluate.paired import (
 )
 from arena.evaluate.stats import Interval, holm_reject, wilson_interval
 from arena.resources import data_dir
+from arena.transcript import DECISION_LINE_START
 from arena.tournament import (
     BoardEntry,
     RosterEntry,
@@ -277,6 +278,9 @@ def _prices_sha256() -> str | None:
         return None
 
 
+DECISION_START = DECISION_LINE_START.encode()
+
+
 def _seat_provenance(folder: Path | None, label: str) -> tuple[list[str], list[str], list[str]]:
     """(served snapshots, endpoint kinds, games with a fallback) of ``label``'s seats, from decision lines."""
     if folder is None or not folder.is_dir():
@@ -291,7 +295,7 @@ def _seat_provenance(folder: Path | None, label: str) -> tuple[list[str], list[s
                 header = json.loads(raw)
                 mine = {a["seat"] for a in header.get("agents", []) if (a.get("label") or a.get("spec")) == label}
                 continue
-            if not raw.startswith(b'{"type":"decision"') or (b'"defaulted":true' not in raw and b'"replies"' not in raw):
+            if not raw.startswith(DECISION_START) or (b'"defaulted":true' not in raw and b'"replies"' not in raw):
                 continue
             line = json.loads(raw)
             if line.get("seat") not in mine:
@@ -584,6 +588,10 @@ def compare_markdown(entries: Sequence[BenchEntry], allow_mixed: bool = False) -
     if cmp.mixed:
         out += ["**Mixed scales** (shown apart, never ranked together): " +
                 "; ".join(f"{k}: {', '.join(v)}" for k, v in cmp.mixed.items()), ""]
+    commits = sorted({e.card.arena_commit or "not a checkout" for e in entries})
+    if len(commits) > 1:
+        out += [f"Note: entries come from {len(commits)} arena commits ({', '.join(c[:10] for c in commits)}); their "
+                "rules, suite and reference bot match, so they are ranked together.", ""]
     if cmp.too_small:
         out += [f"**Too small to rank**: {', '.join(cmp.too_small)} (fewer than {MIN_DEALS} deals, or no spread): "
                 "the power of the design cannot tell entries apart, so no order is printed.", ""]

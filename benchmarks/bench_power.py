@@ -48,7 +48,7 @@ def gap_of(games: list, a: str, b: str) -> tuple[float, float, float, float]:
     return g.estimate, g.low or 0.0, g.high or 0.0, g.p or 1.0
 
 
-def coverage(skills: dict[str, float], deals: int, replicates: int, seed: int) -> tuple[float, float, float]:
+def coverage(skills: dict[str, float], deals: int, replicates: int, seed: int) -> tuple[float, float, float, float]:
     truth = true_gap(skills, "entry", "ref-heuristic")
     hit = rejected = 0
     mdds = []
@@ -58,7 +58,7 @@ def coverage(skills: dict[str, float], deals: int, replicates: int, seed: int) -
         hit += int(g.low is not None and g.high is not None and g.low <= truth <= g.high)
         rejected += int(g.p is not None and g.p < 0.05)
         mdds.append(g.mdd80 or math.nan)
-    return hit / replicates, rejected / replicates, float(np.nanmean(mdds)), truth  # type: ignore[return-value]
+    return hit / replicates, rejected / replicates, float(np.nanmean(mdds)), truth
 
 
 def bt_coverage(skills: dict[str, float], deals: int, replicates: int, seed: int, resamples: int) -> float:

@@ -48,6 +48,19 @@ def test_the_shipped_suite_runs_end_to_end_on_a_reduced_size(tmp_path: Path) -> 
     assert [h.metric for h in entry.headline][:2] == ["vote_accuracy", "seer_wolf_hit"]
     assert entry.roles and entry.cost.decisions > 0
     assert "cand" in entry.card.prompt_hashes
+    from agents.heuristic import BOT_VERSION
+
+    assert entry.schema_version == 2 and entry.card.reference_bot_version == BOT_VERSION
+    assert len(entry.card.rules_sha256) == 64 and entry.card.prices_sha256 and entry.card.date
+    assert entry.card.skipped_games == 0 and entry.card.fallback_games == []
+    assert entry.anchor == "ref-heuristic" and entry.gap.deals == 2 and len(entry.deal_gaps) == 2
+    assert {h.metric for h in entry.reference_headline["ref-heuristic"]} == {h.metric for h in entry.headline}
+    md = (out / "entry.md").read_text(encoding="utf-8")
+    assert "Minimal detectable difference at 80% power" in md and "Too small to rank" in md
+    old = json.loads((out / "entry.json").read_text(encoding="utf-8")) | {"schema_version": 1}
+    (out / "old.json").write_text(json.dumps(old), encoding="utf-8")
+    with pytest.raises(BenchError, match="schema version 1"):
+        load_entry(out / "old.json")
     assert (out / "entry.md").read_text(encoding="utf-8").startswith("# cand on werewolf-bench v2")
     # an entry never separates entries from a handful of games (6 here, under the 10-game floor)
     assert {r.rank for r in [entry.rating, *entry.reference]} == {1}
