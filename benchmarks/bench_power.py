@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, ".")
 
 from arena.evaluate.paired import deal_shares, gap_diffs, paired_gap  # noqa: E402
-from arena.evaluate.ratings import RatingConfig, bradley_terry  # noqa: E402
+from arena.evaluate.ratings import RatingConfig  # noqa: E402
 from arena.evaluate.stats import clustered_rate_interval  # noqa: E402
 from arena.evaluate.synthetic import synthetic_mixed_deals  # noqa: E402
 
@@ -61,22 +61,6 @@ def coverage(skills: dict[str, float], deals: int, replicates: int, seed: int) -
     return hit / replicates, rejected / replicates, float(np.nanmean(mdds)), truth
 
 
-def bt_coverage(skills: dict[str, float], deals: int, replicates: int, seed: int, resamples: int) -> float:
-    truth = skills["entry"] - skills["ref-heuristic"]
-    hit = 0
-    for r in range(replicates):
-        games = synthetic_mixed_deals(skills, deals, seed=seed + r, board_term=BOARD_TERM, deal_sd=DEAL_SD)
-        bt = bradley_terry(games, RatingConfig(n_resamples=resamples, seed=r))
-        # the gap's interval: the bootstrap of each skill is not kept, so bound the gap by the two intervals'
-        # difference of estimates against the half-widths (what a reader does with two intervals)
-        by = {a.agent: a.skill for a in bt.agents}
-        e, h = by["entry"], by["ref-heuristic"]
-        half = math.hypot((e.high - e.low) / 2, (h.high - h.low) / 2)
-        gap = e.estimate - h.estimate
-        hit += int(gap - half <= truth <= gap + half)
-    return hit / replicates
-
-
 def rare_rate_coverage(p: float, games: int, per_game: float, replicates: int, seed: int) -> float:
     """A rate of p over clustered trials (a game holds a few trials sharing a game-level rate)."""
     rng = np.random.default_rng(seed)
@@ -108,12 +92,44 @@ def main() -> None:
         print(f"  {deals:3d} deals ({3 * deals} games): true gap {100 * truth:+.1f} pts, power {power:.2f}, "
               f"stated MDD80 {100 * mdd:.1f} pts, coverage {cov:.3f}")
     if args.bt_replicates:
-        cov = bt_coverage({**base, "entry": 0.1}, 40, args.bt_replicates, seed=9000, resamples=args.resamples)
-        print(f"BT skill-gap interval (two deal-bootstrap intervals combined) at 40 deals: coverage {cov:.3f} "
-              f"({args.bt_replicates} replicates, {args.resamples} resamples)")
+        cov = bt_gap_coverage({**base, "entry": 0.3}, 40, args.bt_replicates, args.resamples, seed=9000)
+        print(f"BT skill gap (entry - ref-heuristic, planted 0.3/seat) at 40 deals: coverage "
+              + ", ".join(f"{k} {v:.3f}" for k, v in cov.items())
+              + f" ({args.bt_replicates} replicates, {args.resamples} resamples)")
     for p in (0.01, 0.03, 0.05):
         cov = rare_rate_coverage(p, 120, 4.0, args.replicates, seed=int(p * 1000))
         print(f"rare rate p={p:.2f}, 120 games x ~5 trials: clustered Wilson coverage {cov:.3f}")
+
+
+def bt_gap_coverage(skills: dict[str, float], deals: int, replicates: int, resamples: int, seed: int) -> dict[str, float]:
+    """Coverage of the BT skill gap (entry - ref-heuristic) against the planted gap: the deal-bootstrap
+    percentile interval the rating uses, and a studentized one (bootstrap se x t on deals - 1 df)."""
+    from arena.evaluate.ratings import _bootstrap_resample_weights, _design, _fit, deal_clusters
+    from arena.evaluate.stats import _t_quantile
+
+    truth = skills["entry"] - skills["ref-heuristic"]
+    hits = {"percentile": 0, "t (deals - 1 df)": 0}
+    for r in range(replicates):
+        games = synthetic_mixed_deals(skills, deals, seed=seed + r, board_term=BOARD_TERM, deal_sd=DEAL_SD)
+        cfg = RatingConfig(n_resamples=resamples, seed=r)
+        design, _ = _design(games, cfg)
+        ones = design.row_weights(np.ones(len(design.games)))
+        theta, _ = _fit(design, ones)
+        col = {a: design.n_boards + i for i, a in enumerate(design.agents)}
+        point = theta[col["entry"]] - theta[col["ref-heuristic"]]
+        rng = np.random.default_rng(r)
+        clusters = deal_clusters(design.games)
+        draws = []
+        for _ in range(resamples):
+            w = design.row_weights(_bootstrap_resample_weights(len(design.games), rng, clusters))
+            t, _ = _fit(design, w, start=theta)
+            draws.append(t[col["entry"]] - t[col["ref-heuristic"]])
+        d = np.array(draws)
+        lo, hi = np.quantile(d, 0.025), np.quantile(d, 0.975)
+        hits["percentile"] += int(lo <= truth <= hi)
+        half = _t_quantile(deals - 1) * float(np.std(d, ddof=1))
+        hits["t (deals - 1 df)"] += int(point - half <= truth <= point + half)
+    return {k: v / replicates for k, v in hits.items()}
 
 
 if __name__ == "__main__":

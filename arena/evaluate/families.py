@@ -448,7 +448,7 @@ class Claims(Family):
 
 class Beliefs(Family):
     """belief_auroc, belief_brier, belief_vote_gap, disguise, speech_swing, speech_shift, speech_trust,
-    sheriff_pull, false_claim_believed."""
+    sheriff_pull, false_claim_believed, false_check_pull."""
 
     DECISIONS = True
     EVENTS = frozenset({"ballot_cast"})
@@ -531,6 +531,7 @@ class Beliefs(Family):
         self._speech_shift(by_seat)
         self._sheriff_pull(by_seat)
         self._claims_believed(by_seat)
+        self._false_check_pull(by_seat)
 
     def _persuasion(self, by_seat: dict[int, list[BeliefReport]]) -> None:
         """A listener's intended vote just before and just after each speech."""
@@ -647,6 +648,31 @@ class Beliefs(Family):
                 if values:
                     self.acc.rate("false_claim_believed", ctx.agent(s), 1.0 if sum(values) / len(values) < 0 else 0.0,
                                   0.5, group=group)
+
+
+    def _false_check_pull(self, by_seat: dict[int, list[BeliefReport]]) -> None:
+        """A wolf's false check (a good seat called wolf): good voters of other roster entries whose intended
+        vote just before the claim was elsewhere, voting the target in that day's first exile round."""
+        ctx = self.ctx
+        said: set[tuple[int, int]] = set()
+        for pos, s, day, _, checks in ctx.claims_log:
+            if not ctx.wolf.get(s, False):
+                continue
+            for target, claimed in checks:
+                if claimed != "wolf" or ctx.wolf.get(target, False) or target == s or (s, target) in said:
+                    continue
+                said.add((s, target))
+                for voter, ballot in ctx.first_exile_round.get(day, []):
+                    if ballot is None or voter in (s, target) or ctx.wolf.get(voter, False) \
+                            or ctx.agent(voter) == ctx.agent(s):
+                        continue
+                    prior = next((r for r in reversed(by_seat.get(voter, [])) if r.pos < pos and r.day == day), None)
+                    if prior is None or prior.intended is None or prior.intended == target:
+                        continue
+                    opts = ctx.vote_opts.get(voter) or sorted(prior.alive - {voter})
+                    k = len([x for x in opts if x != prior.intended])
+                    self.acc.rate("false_check_pull", ctx.agent(s), 1.0 if ballot == target else 0.0,
+                                  1.0 / k if k else None)
 
 
 class Sheriff(Family):
