@@ -15,6 +15,7 @@ from arena.evaluate.stats import (
     _wilson_cc_real,
     clustered_rate_interval,
     holm_reject,
+    monotone_ranks,
     ranks_by_pairwise_tests,
     wilson_interval,
 )
@@ -110,3 +111,12 @@ def test_rare_rates_cover_at_bench_size() -> None:
     (issue #26)."""
     covers = [_rate_coverage(1500, 120, p, 20.0, seed=int(p * 1000))[0] for p in (0.01, 0.02, 0.03, 0.05)]
     assert min(covers) >= 0.93 and sum(covers) / len(covers) >= 0.955, covers
+
+
+def test_printed_ranks_never_contradict_the_order() -> None:
+    """The researcher's case of issue #26: a precise entry separated from the top gets rank 2, a vaguer one
+    below it on the estimate was separated from nobody and got rank 1. Printed, it is rank 2 as well."""
+    tested = {"top": 1, "precise": 2, "vague": 1, "last": 3}
+    est = {"top": 0.9, "precise": 0.5, "vague": 0.2, "last": -0.4}
+    assert monotone_ranks(tested, est) == {"top": 1, "precise": 2, "vague": 2, "last": 3}
+    assert monotone_ranks({"a": 1, "b": 1}, {"a": 0.0, "b": 1.0}) == {"a": 1, "b": 1}

@@ -56,6 +56,7 @@ from arena.evaluate.stats import (
     Interval,
     games_to_separate,
     make_rng,
+    monotone_ranks,
     clustered_rate_interval,
     ranks_by_pairwise_tests,
 )
@@ -315,6 +316,7 @@ def bradley_terry(games: Sequence[GameRecord], cfg: RatingConfig | None = None) 
     ranks, comparisons = ranks_by_pairwise_tests(design.agents, samples[:, nb:nb + len(design.agents)], 1.0 - cfg.level,
                                                  games={a: len(d) for a, d in agent_deals.items()},
                                                  estimates=theta[nb:nb + len(design.agents)])
+    ranks = monotone_ranks(ranks, {a: float(theta[nb + i]) for i, a in enumerate(design.agents)})
     agents = sorted(
         (AgentRating(agent=a, skill=skill_iv[a], rank=ranks[a], games=agent_games[a], seats=agent_seats[a])
          for a in design.agents),

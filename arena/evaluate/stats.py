@@ -364,6 +364,18 @@ def games_to_separate(diff: float, se_now: float, n_now: int, z: float = Z95) ->
     return int(math.ceil(n_needed))
 
 
+def monotone_ranks(ranks: dict[str, int], estimates: dict[str, float]) -> dict[str, int]:
+    """Ranks that never contradict the order of the estimates: in that order, each rank is the running
+    maximum of the tested ranks (an entry below one ranked 2 is at least 2, even when no test separated
+    it from the top), so a printed rank is a tier of entries not told apart (issue #26)."""
+    out: dict[str, int] = {}
+    level = 0
+    for name in sorted(ranks, key=lambda n: (-estimates[n], n)):
+        level = max(level, ranks[name])
+        out[name] = level
+    return out
+
+
 def ranks_by_pairwise_tests(names: Sequence[str], samples: np.ndarray, alpha: float = 0.05,
                             games: dict[str, int] | None = None,
                             estimates: Sequence[float] | np.ndarray | None = None) -> tuple[dict[str, int], int]:
