@@ -275,6 +275,7 @@ class LLMAgent:
         skipped = self._skip(observation, request)
         if skipped is not None:
             return skipped
+        self._tell_stand_in(observation, request)
         ctx = request.context or {}
         if (request.kind in SELF_DESTRUCT_KINDS and ctx.get("before_speaker") == self.seat
                 and ctx.get("speech") and ctx.get("max_chars")):  # the offer says which speech comes next
@@ -360,6 +361,14 @@ class LLMAgent:
         extras.memory = {**(extras.memory or {}), "asked_with_speech": speech.context["speech"],
                          "speech_kept": not destruct}
         return Answer(value=destruct, reasoning=read.reasoning, notes=read.notes, extras=extras)
+
+    def _tell_stand_in(self, observation: Observation, request: DecisionRequest) -> None:
+        """``mock:talker``'s side channel: the seat's own observation before its call, the facts a real
+        model reads in its prompt (the stand-in never reads the prompt, so a game plays the same
+        under every memory strategy)."""
+        observe = getattr(self.provider.provider, "observe", None)
+        if observe is not None:
+            observe(observation, request, self.options.lang or observation.lang or "en")
 
     def _keep_notes(self, read: ReadAnswer) -> None:
         if read.notes:

@@ -21,11 +21,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any, Final, Literal, Sequence
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arena import __version__
@@ -52,6 +52,7 @@ from arena.tournament import (
     TournamentError,
     run_tournament,
 )
+from arena.user_yaml import UserFileError, parse_user_text, read_user_text
 
 ENTRY_SCHEMA_NAME: Final = "werewolf-bench-entry"
 #: 2: the paired gap to the reference, village / wolf gaps, per-deal gaps, the reference's headline rows
@@ -98,15 +99,15 @@ def load_suite(path: str | Path) -> tuple[BenchSuite, str]:
     if not p.exists() and not p.suffix:
         p = BENCH_DIR / f"{path}.yaml"
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_user_text(p)
+        raw = parse_user_text(text, p, as_json=False) or {}
     except OSError as exc:
         known = ", ".join(sorted(x.stem for x in BENCH_DIR.glob("*.yaml")))
         raise BenchError(f"{path}: cannot read the suite ({exc.strerror or exc}); shipped suites: {known}") from None
+    except UserFileError as exc:
+        raise BenchError(str(exc)) from None
     try:
-        raw = yaml.safe_load(text) or {}
         suite = BenchSuite(**raw)
-    except yaml.YAMLError as exc:
-        raise BenchError(f"{p}: not valid YAML ({exc})") from None
     except (TypeError, ValidationError) as exc:
         if isinstance(exc, ValidationError):
             err = exc.errors()[0]
@@ -430,16 +431,16 @@ def entry_schema() -> str:
 
 def load_entry(path: str | Path) -> BenchEntry:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_user_text(Path(path))
     except OSError as exc:
         raise BenchError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        version = json.loads(text).get("schema_version")
-    except (ValueError, AttributeError):
-        version = None
-    if isinstance(version, int) and version != ENTRY_SCHEMA_VERSION:
-        raise BenchError(f"{path}: entry schema version {version}, this arena reads version {ENTRY_SCHEMA_VERSION} "
-                         "(re-score the run with this arena: `arena bench run` on the same folder resumes and rewrites it)")
+    except UserFileError as exc:
+        raise BenchError(str(exc)) from None
+    found = re.search(r'"schema_version"\s*:\s*(\d+)', text)  # read before validating: no parse of a deep file
+    if found and int(found.group(1)) != ENTRY_SCHEMA_VERSION:
+        raise BenchError(f"{path}: entry schema version {found.group(1)}, this arena reads version "
+                         f"{ENTRY_SCHEMA_VERSION} (re-score the run with this arena: `arena bench run` on the same "
+                         "folder resumes and rewrites it)")
     try:
         return BenchEntry.model_validate_json(text)
     except ValidationError as exc:

@@ -62,7 +62,7 @@ def play_command(
     With no options: a 12-player std-12-guard game of bot:heuristic seats, narrated here, its
     transcript written under transcripts/.
     """
-    from agents.registry import make_agent, parse_agents_option
+    from agents.registry import make_operator_agent, parse_agents_option
     from arena.config import board_id, resolve_rules
     from arena.engine import GameSetup
     from arena.narration import Narrator, templates
@@ -95,7 +95,7 @@ def play_command(
         for i, spec in enumerate(specs):
             if is_model_spec(spec):
                 seat_options[i]["beliefs"] = mode
-    seat_agents = [make_agent(spec, seat=i + 1, seed=seed, lang=lang, **seat_options[i])
+    seat_agents = [make_operator_agent(spec, seat=i + 1, seed=seed, lang=lang, **seat_options[i])
                    for i, spec in enumerate(specs)]
     if game_deadline is None and not human_seats and any(is_model_spec(s) for s in specs):
         game_deadline = DEFAULT_GAME_DEADLINE

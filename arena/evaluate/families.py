@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable
 
 from arena.evaluate.accumulate import ALL, Accumulator, roster_keys
-from arena.evaluate.claims import mentioned_seats, parse_claims
+from arena.evaluate.claims import mentioned_seats, read_claims
 from arena.evaluate.load import RawGame
 from arena.evaluate.records import GameRecord, SeatRecord
 from arena.transcript import usage_cost, usage_tokens
@@ -392,7 +392,7 @@ class Claims(Family):
         text = ev.get("text") or ""
         if text.strip() and text.strip().lower() != "pass":
             avail.speeches_with_text += 1
-        c = parse_claims(text, self.ctx.n_players) if len(text) > 6 else None  # "pass", "过。": nothing to read
+        c = read_claims(text, self.ctx.n_players) if len(text) > 6 else None  # "pass", "过。": nothing to read
         if c is not None and (c.roles or c.checks or c.loose_checks):
             checks = c.checks_given(s in self.seer_claimed)
             if "seer" in c.roles:
