@@ -33,7 +33,7 @@ BOARD_TERM = -1.0  # wolves win about 70% at equal skill, as on the bench's boar
 DEAL_SD = 0.8
 
 
-def true_gap(skills: dict[str, float], a: str, b: str, deals: int = 20000) -> float:
+def true_gap(skills: dict[str, float], a: str, b: str, deals: int = 5000) -> float:
     games = synthetic_mixed_deals(skills, deals, seed=987654, board_term=BOARD_TERM, deal_sd=DEAL_SD, realise=False)
     total = 0.0
     for record, p in games:  # type: ignore[misc]
@@ -86,9 +86,9 @@ def main() -> None:
         cov, power, mdd, truth = coverage({**base, "entry": delta}, 40, args.replicates, seed=1000)
         print(f"  planted skill gap {delta:+.2f}/seat: true gap {100 * truth:+.1f} pts, coverage {cov:.3f}, "
               f"rejects {power:.3f}, stated MDD80 {100 * mdd:.1f} pts  ({args.replicates} replicates)")
-    print("power per entry size (planted gap giving about 10 win-rate points):")
+    print("power per entry size (a planted gap of 0.7 logit per seat: about 10 win-rate points):")
     for deals in (10, 20, 40, 60, 80):
-        cov, power, mdd, truth = coverage({**base, "entry": 0.1}, deals, args.replicates // 2, seed=5000)
+        cov, power, mdd, truth = coverage({**base, "entry": 0.7}, deals, args.replicates // 2, seed=5000)
         print(f"  {deals:3d} deals ({3 * deals} games): true gap {100 * truth:+.1f} pts, power {power:.2f}, "
               f"stated MDD80 {100 * mdd:.1f} pts, coverage {cov:.3f}")
     if args.bt_replicates:
