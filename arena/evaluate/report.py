@@ -123,7 +123,7 @@ class Report(BaseModel):
         return self._records
 
 
-def _config_card(headers: Sequence[dict[str, Any]]) -> ConfigCard | None:
+def _config_card(headers: Sequence[dict[str, Any]], seeds: Sequence[int] = ()) -> ConfigCard | None:
     if not headers:
         return None
     boards = Counter(h["preset"] for h in headers)
@@ -151,7 +151,7 @@ def _config_card(headers: Sequence[dict[str, Any]]) -> ConfigCard | None:
     all_versions: Counter[str] = Counter()
     for c in versions.values():
         all_versions.update(c)
-    seeds = [seed for h in headers if isinstance(seed := h.get("seed"), int)]
+    seeds = list(seeds) + [seed for h in headers if isinstance(seed := h.get("seed"), int)]
     return ConfigCard(
         boards=dict(sorted(boards.items())),
         rule_overrides=overrides,
@@ -269,8 +269,9 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
     t4 = time.perf_counter()
     excluded = 0 if fork_acc is None else sum(getattr(fork_acc.avail, k) for k in ("games", "incomplete", "abandoned"))
     headers = acc.headers if fork_acc is None else acc.headers + fork_acc.headers
+    seeds = acc.seeds if fork_acc is None else acc.seeds + fork_acc.seeds
     report = Report(
-        sources=sources, skipped=skipped, config=_config_card(headers),
+        sources=sources, skipped=skipped, config=_config_card(headers, seeds),
         availability=Availability.from_counts(acc.avail), ratings=ratings, openskill=open_skill, pairwise=pairwise,
         copeland=copeland(pairwise, ratings) if pairwise else None, metrics=metrics, balance=balance, forks=fork_report,
         forks_counted=fork_acc is None, forks_excluded=excluded, claims_reader=active_reader_name(),
