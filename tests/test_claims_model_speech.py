@@ -24,8 +24,20 @@ REPORTED_FROZEN = {"roles": (131, 1, 4), "checks": (72, 0, 9), "reported_roles":
                    "reported_checks": (64, 1, 6)}
 
 
+#: sha256 of the second held-out set as first committed (af38830, the first commit of branch claims2,
+#: before the second tuning round): it must never change
+FROZEN2_SHA256 = "cbe0af35642ad26c271fa91e2c7235598e4f0940d83b157240737009e44cecb8"
+
+
 def test_the_frozen_set_is_the_one_committed_before_the_reader_was_tuned() -> None:
     assert hashlib.sha256(SETS["frozen"].read_bytes()).hexdigest() == FROZEN_SHA256
+
+
+def test_the_second_frozen_set_is_the_one_committed_before_the_second_tuning_round() -> None:
+    assert hashlib.sha256(SETS["frozen2"].read_bytes()).hexdigest() == FROZEN2_SHA256
+    rows = load_labelled(SETS["frozen2"])
+    assert len({r["id"] for r in rows}) == len(rows) >= 120
+    assert sum(r["lang"] == "en" for r in rows) >= 60 and sum(r["lang"] == "zh" for r in rows) >= 60
 
 
 @pytest.mark.parametrize("name", ["tuning", "frozen"])
