@@ -76,16 +76,17 @@ _REPORT_VERBS_EN = (r"(?:has\s+|had\s+|just\s+|also\s+|then\s+|now\s+|openly\s+|
                     r"initially\s+|earlier\s+|yesterday\s+|today\s+|later\s+)*"
                     r"(?:claim(?:ed|s|ing)?|counter-?claim(?:ed|s|ing)?|said|says?|saying|"
                     r"(?:told|tells)\s+(?:us|everyone|everybody|the\s+table|the\s+village|me|the\s+room)|"
-                    r"opened\s+(?:with|by)|(?:was\s+|is\s+)?running\s+as|went(?=\s+(?:as\s+)?(?:the\s+)?[a-z])|"
+                    r"opened\s+(?:with|by)|(?:was\s+|is\s+)?running\s+as|ran\s+as|runs\s+as|counter(?:ed|s)?(?=\s+with)|went(?=\s+(?:as\s+)?(?:the\s+)?[a-z])|"
                     r"(?:hard|soft)-?claim(?:ed|s|ing)?|outed\s+(?:himself|herself|themselves)|are\s+claiming|"
                     r"put(?=\s+a\s)|puts(?=\s+a\s)|"
                     r"jump(?:ed|s|ing)?|announc(?:ed|es)|call(?:ed|s)|gave|gives?|declar(?:ed|es)|report(?:ed|s)|"
                     r"insist(?:ed|s)|accus(?:ed|es)|checked|checks|verified|label(?:l?ed|s)|nam(?:ed|es)|stated?|"
                     r"states|reveal(?:ed|s)|pretend(?:ed|s|ing)|came\s+out|comes\s+out|is\s+claiming|was\s+claiming)\b")
 # a seat right after "on"/"at"/"of" is an object ("my check on #5 says wolf"), not a speaker
-_NOT_AN_OBJECT = "".join(rf"(?<!\b{w}\s)(?<!\b{w})" for w in ("on", "at", "of", "to", "vote", "checked", "check"))
-FRAME_EN = re.compile(rf"(?<![A-Za-z])(?:according\s+to\s+{_SEAT}|{_NOT_AN_OBJECT}{_SEAT}(?:'s)?(?:,?\s+who)?\s+"
-                      rf"{_REPORT_VERBS_EN}|"
+_NOT_AN_OBJECT = "(?<![#\\d])" + "".join(rf"(?<!\b{w}\s)(?<!\b{w})" for w in ("on", "at", "of", "to", "vote", "checked",
+                                                                                 "check"))
+FRAME_EN = re.compile(rf"(?<![A-Za-z])(?:according\s+to\s+{_SEAT}|(?<![#\d]){_SEAT},?\s+who\s+{_REPORT_VERBS_EN}|"
+                      rf"{_NOT_AN_OBJECT}{_SEAT}(?:'s)?\s+{_REPORT_VERBS_EN}|"
                       rf"{_SEAT}'s\s+(?:(?:{_EN_ROLE})\s+)?(?:claim|check|checks|story|result|results|gold\s+water|"
                       rf"kill|wolf\s+check)|{_SEAT}\s+is\s+(?:our|the)\s+(?:only\s+)?(?:{_EN_ROLE})\s+(?:claim|claimant)\b)",
                       re.I)
@@ -114,6 +115,15 @@ SEAT_ROLE_ZH = re.compile(rf"(?<![给验查对投和跟踩出保认救毒守杀�
 JUMPED_ZH = re.compile(rf"{_ZH_NOT_A_SUBJECT}{_ZH_SEAT}(?:首置位|前置位|后置位|警上|昨天|第一天)?(?:起跳|对跳|悍跳)了?(?=之后|以后|后|的时候|[，,。；;])")
 #: 跳预言家的是5号和10号
 JUMPED_ARE_ZH = re.compile(rf"(?:起跳|对跳|跳)({_ZH_ROLE_STRICT})的(?:是|有)((?:\s*\d{{1,2}}\s*号\s*(?:和|与|跟|、)?)+)")
+#: …，女巫是6号，猎人是8号 after 跳预言家的是4号和12号: the same inventory of claims goes on
+INVENTORY_MORE_ZH = re.compile(rf"[，,、]\s*({_ZH_ROLE_STRICT})(?:是|为)\s*(\d{{1,2}})\s*号(?=[，,、。；;]|\s*$)")
+#: 只有一个预言家起跳，就是3号; 真预言家10号已经出来了; 5号和8号两个预言家; 11号你为什么说你是女巫
+SEAT_CLAIMED_ZH = [
+    re.compile(rf"({_ZH_ROLE_STRICT})(?:起跳|跳出来|出来)了?[，,]\s*(?:就是|是)\s*(\d{{1,2}})\s*号"),
+    re.compile(rf"(?:真|假)?({_ZH_ROLE_STRICT})\s*(\d{{1,2}})\s*号(?:已经|也|刚才)?(?:跳出来|出来|起跳|站出来)了"),
+    re.compile(rf"(\d{{1,2}})\s*号(?:和|与|跟|、)(\d{{1,2}})\s*号(?:这)?(?:两个|俩)({_ZH_ROLE_STRICT})"),
+    re.compile(rf"(\d{{1,2}})\s*号你?(?:为什么|凭什么|怎么)(?:要)?(?:说|跳|报|认)(?:你|自己)?(?:是)?({_ZH_ROLE_STRICT})"),
+]
 CHECKED_BY_EN = re.compile(rf"{_SEAT},?\s+(?:who|whom)\s+{_SEAT}\s+(?:checked|called|named|labell?ed|verified)\s+"
                            rf"(?:as\s+)?({_EN_RESULT})\b", re.I)
 #: 7号是5号预言家给的金水: a check the second seat gave the first
@@ -146,12 +156,15 @@ SELF_ROLE_EN = [
                rf"I\s+hereby)\s+(?:jump|claim|come\s+out|reveal|hard-?claim)\s*(?:now\s+)?(?:as\s+)?[:\-—–]?\s*(?:as\s+)?"
                rf"{_EN_ADJ}({_EN_ROLE})\b", re.I),
     # "Claim: Seer", "Role: Guard", "I am: the guard", "Claiming seer.", "Seer claim."
-    re.compile(rf"^\W*(?:claim|claiming|role|my\s+role|identity|my\s+identity|card|my\s+card|I\s+am|I'm)\s*[:\-—–]\s*"
+    re.compile(rf"(?:^|[,;]\s)\W*(?:claim|claiming|role|my\s+role|identity|my\s+identity|card|my\s+card|I\s+am|I'm)\s*[:\-—–]\s*"
                rf"{_EN_ADJ}({_EN_ROLE})\b", re.I),
     re.compile(rf"^\W*(?:claiming|I'm\s+claiming)\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
     re.compile(rf"^\W*({_EN_ROLE})\s+claim\b(?!\s+(?:from|by|of)\b)", re.I),
     re.compile(rf"^\W*as\s+(?:the\s+|a\s+|an\s+)?({_EN_ROLE})\s*[,:]", re.I),
-    re.compile(rf"\bspeaking\s+as\s+(?:the\s+|a\s+|an\s+)?({_EN_ROLE})\b", re.I),
+    re.compile(rf"\b(?:speak|speaking|talking|my\s+read|my\s+view|my\s+take)\s+as\s+(?:the\s+|a\s+|an\s+)?({_EN_ROLE})\b",
+               re.I),
+    # "#5 is not the seer, I am."
+    re.compile(rf"(?:seat\s+|player\s+|#)?\d{{1,2}}\s+(?:is\s+not|isn't)\s+the\s+({_EN_ROLE})\s*[,;—–-]\s*I\s+am\b", re.I),
     re.compile(r"\bmy\s+(seer)\s+(?:log|record|results|checks|history|report)\b", re.I),
     # "If I die tonight, know that I was the witch.": a claim made for after one's death
     re.compile(rf"\bif\s+I\s+(?:die|get\s+killed|am\s+killed|get\s+knifed|am\s+knifed|get\s+exiled|am\s+exiled|"
@@ -159,7 +172,7 @@ SELF_ROLE_EN = [
                re.I),
 ]
 SELF_ROLE_ZH = [
-    re.compile(rf"(?:我|本人)(?:才|就|只|也|真的|确实|其实|这边|这里|这张牌|的身份|的底牌)?(?:是|就是|才是)"
+    re.compile(rf"(?:我|本人)(?:自己|这张牌|的牌|的身份|的底牌)?(?:才|就|只|也|真的|确实|其实|这边|这里|本身)?(?:是|就是|才是)"
                rf"(?:真的?|一张|一个|一名|个|张)?({_ZH_ROLE})(?!的|给|查|验|发|刀|口|队|坑|人数|票|杀)"),
     re.compile(rf"(?:我|本人)(?:这里|这边|直接|先|就|要|来)?(?:起跳|跳|认|拍|亮|报)了?(?:个|一下)?(?:身份)?[:：]?\s*(?:真)?"
                rf"({_ZH_ROLE_STRICT})"),
@@ -167,6 +180,7 @@ SELF_ROLE_ZH = [
     # 守卫在这里, 猎人牌，别乱投我, 预言家起跳, 我是闭眼好人，平民
     re.compile(rf"^\W*({_ZH_ROLE_STRICT})(?:在这里|在这|在此|就是我|牌(?=[，,。！!])|起跳)"),
     re.compile(r"我是(?:闭眼)?好人[，,]\s*(平民|村民|民牌)(?=[。，,；;！!]|\s*$)"),
+    re.compile(rf"\d{{1,2}}\s*号不是({_ZH_ROLE_STRICT})[，,]\s*我才是"),
     re.compile(rf"^\W*(?:本人|我)({_ZH_ROLE_STRICT})(?=[，,。\s]|$)"),
     re.compile(rf"({_ZH_ROLE_STRICT})(?:牌)?(?:是我|在我这|在我手)"),
     re.compile(rf"(?:作为|身为)(?:一[张个名])?(?:真)?({_ZH_ROLE_STRICT})"),
@@ -177,7 +191,7 @@ SELF_ROLE_ZH = [
 REPORTED_ROLE_EN = [
     re.compile(rf"\b(?:he|she)(?:'s|\s+is|\s+was)\s+(?:really\s+)?{_EN_ADJ}({_ROLE_NO_WOLF_EN})\b", re.I),
     re.compile(rf"(?:claim(?:ed|s|ing)?(?:\s+is)?|counter-?claim(?:ed|s|ing)?|jump(?:ed|s|ing)?|announc(?:ed|es)|"
-               rf"(?:told|tells)\s+(?:us|everyone|everybody|the\s+table|the\s+village|me|the\s+room)|running\s+as|went|"
+               rf"(?:told|tells)\s+(?:us|everyone|everybody|the\s+table|the\s+village|me|the\s+room)|running\s+as|ran\s+as|runs\s+as|went|"
                rf"(?:hard|soft)-?claim(?:ed|s|ing)?|outed\s+(?:himself|herself|themselves)\s+as|"
                rf"declar(?:ed|es)|said|says?|stated?|states|reveal(?:ed|s)|pretend(?:ed|s|ing)|came\s+out|comes\s+out)"
                rf"\s+(?:to\s+be\s+|as\s+|that\s+)?(?:(?:he|she|you|they)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\s+)?{_EN_ADJ}"
@@ -192,7 +206,15 @@ FAKE_ONE_EN = re.compile(rf"\breal\s+({_ROLE_NO_WOLF_EN})\b[^.;!?]*?{_SEAT}\s+(?
 #: "#3's seer claim", "the seer claim from #10"
 CLAIM_OF_EN = re.compile(rf"{_SEAT}'s\s+({_ROLE_NO_WOLF_EN})\s+claim\b|\b({_ROLE_NO_WOLF_EN})\s+claim\s+(?:from|by|of)\s+{_SEAT}|"
                          rf"{_SEAT}'s\s+claim\s+of\s+(?:the\s+)?({_ROLE_NO_WOLF_EN})\b|"
-                         rf"{_SEAT}\s+is\s+(?:our|the)\s+(?:only\s+)?({_ROLE_NO_WOLF_EN})\s+(?:claim|claimant)\b", re.I)
+                         rf"{_SEAT}\s+is\s+(?:our|the)\s+(?:only\s+)?({_ROLE_NO_WOLF_EN})\s+(?:claim|claimant)\b|"
+                         rf"{_SEAT},?\s+your\s+(?:counter-?)?claim\s+(?:of|as|to\s+be)\s+(?:the\s+|a\s+)?({_ROLE_NO_WOLF_EN})\b|"
+                         rf"{_SEAT},?\s+your\s+({_ROLE_NO_WOLF_EN})\s+(?:counter-?)?claim\b", re.I)
+#: "I don't know who the seer is. #3 claims it": the role last spoken of
+CLAIMED_IT_EN = re.compile(r"\b(?:claim(?:s|ed)?|counter-?claim(?:s|ed)?)\s+it\b", re.I)
+_ROLE_SPOKEN_EN = re.compile(rf"\b({_ROLE_NO_WOLF_EN})\b", re.I)
+#: "#9 is the seer (he claimed it …)", "#4 is the seer — he said so himself": a claim, not only a belief
+SAID_SO_EN = re.compile(rf"{_SEAT}\s+is\s+the\s+({_ROLE_NO_WOLF_EN})\s*(?:[(—–,-]|\s-)\s*(?:as\s+)?(?:he|she|they)\s+"
+                        rf"(?:said\s+so|claimed\s+it|claimed\s+so|told\s+us)", re.I)
 REPORTED_ROLE_ZH = [
     re.compile(rf"(?:起跳|跳|悍跳|对跳|声称|自称|号称|声明|称|说|认下|认|拍|亮|报|冒充|告诉(?:大家|我们|所有人))(?:了|的)?(?:说)?"
                rf"(?:个|一个|一张)?(?:自己|他|她|你)?(?:的?身份)?(?:是)?(?:真|假)?(?:的)?"
@@ -208,7 +230,7 @@ HEDGE_EN = re.compile(r"\b(?:think|thinks|believe|suspect|suspicious|maybe|perha
                       r"looks?|feel|guess|likely|possibly|lean|leaning|read|vibe|doubt|afraid|wonder|hunch|smell)\b"
                       r"|\bif\b|\bwhether\b", re.I)
 HEDGE_ZH = re.compile(r"觉得|怀疑|可能|像|感觉|应该|估计|大概|也许|或许|猜|盘|倾向|认为|好像|似乎|如果|假如|要是|万一|不排除|嫌疑|踩")
-NEGATION_EN = re.compile(r"\b(?:not|never|n't|no\s+longer|nobody|no\s+one|neither|nor)\b|n't\b", re.I)
+NEGATION_EN = re.compile(r"\b(?:not|never|n't|no\s+longer|nobody|no\s+one|neither|nor|without)\b|n't\b", re.I)
 NEGATION_ZH = re.compile(r"不(?!过)|没|并非|别|非")
 HYPOTHETICAL_EN = re.compile(r"\b(?:if|suppose|supposing|imagine|pretend|would|were|whether|unless|assuming|"
                              r"in\s+case|hypothetically|as\s+if)\b", re.I)
@@ -230,7 +252,8 @@ CHECKS_EN = [
     # "gold water on 3", "kill on 8"
     (re.compile(rf"\b(gold\s+water|kill\s+check|wolf\s+check|kill|gold)\s+(?:on|to|for|is)\s+{_SEAT}\b", re.I), 2, 1),
     # "my wolf is #8"
-    (re.compile(rf"\bmy\s+(wolf|gold\s+water|kill|wolf\s+check|good\s+check)\s+(?:is|was)\s+{_SEAT}\b", re.I), 2, 1),
+    (re.compile(rf"\bmy\s+(wolf|gold\s+water|kill|wolf\s+check|good\s+check)(?:\s+(?:from|of|on)\s+(?:the\s+)?[\w-]+"
+                rf"(?:\s+night)?)?\s+(?:is|was)\s+{_SEAT}\b", re.I), 2, 1),
     # "Seat 3 — checked — werewolf"
     (re.compile(rf"{_SEAT}\s*[—–\-:]\s*checked\s*[—–\-:]\s*({_EN_RESULT})\b", re.I), 1, 2),
     # "wolf check, #6. Gold water, #2."
@@ -244,25 +267,37 @@ CHECKS_EN = [
     # "named #4 as his wolf check", "#1 as a wolf check"
     (re.compile(rf"{_SEAT}\s+as\s+(?:a|an|his|her|my|the)\s+(wolf\s+check|good\s+check|gold\s+water|kill)\b", re.I), 1, 2),
     # "his check is 7 wolf", "my result on 4: good"
-    (re.compile(rf"\b(?:check|result)\s+(?:is|was|on)\s+{_SEAT}\s*(?::|=|-|,|as|is|was)?\s*(?:a\s+)?({_EN_RESULT})\b",
+    (re.compile(rf"\b(?:check|result)\s+(?:is|was|on)\s+{_SEAT}\s*(?::|=|-|,?\s*who(?:\s+is|'s)|,|as|is|was)?\s*(?:a\s+)?"
+                rf"({_EN_RESULT})\b",
                 re.I), 1, 2),
     # "called 8 a wolf", "labelled 8 as good"
     (re.compile(rf"\b(?:call(?:ed|s)?|label(?:l?ed|s)|nam(?:ed|es)|mark(?:ed|s)?)\s+{_SEAT}\s+(?:as\s+)?({_EN_RESULT})\b",
                 re.I), 1, 2),
     # "gave #2 as good"
     (re.compile(rf"\bgave\s+{_SEAT}\s+as\s+(?:a\s+)?(good|wolf|werewolf)\b", re.I), 1, 2),
+    # "My night-one check, #6, came back as a werewolf."
+    (re.compile(rf"\b(?:check|result)\s*[,:—–-]\s*{_SEAT}\s*[,—–-]\s*(?:came\s+back|was|is|turned\s+out)(?:\s+as|\s+to\s+be)?"
+                rf"\s+({_EN_RESULT})\b", re.I), 1, 2),
+    # "My second was #4, a good player."
+    (re.compile(rf"\bmy\s+(?:first|second|third|fourth|last|latest|other)(?:\s+one|\s+check)?\s+(?:is|was)\s+{_SEAT}\s*"
+                rf"(?:[,:=—–-]|,?\s*who(?:\s+is|'s)|\s+as|\s+and\s+(?:he|she)(?:\s+is|'s))\s*({_EN_RESULT})\b", re.I), 1, 2),
 ]
+#: "two gold waters: 4 and 11", "my wolf checks are #3 and #9"
+CHECK_LIST_EN = re.compile(rf"\b(?:my|two|three|both)\s+(gold\s+waters|wolf\s+checks|kills|good\s+checks)\s*(?:[:：]|are|were)\s*"
+                           rf"((?:(?:seat\s+|player\s+|#)?\d{{1,2}}(?:\s*,\s*|\s+and\s+|\s*$|(?=\W)))+)", re.I)
 #: "gave 8 a kill", "kill on 8", "called 8 a wolf", "#4 as a wolf check": a check only with "I"/"my" before
 #: it or from a seer claim, since a speaker says them of others' checks as often as of its own
 WEAK_CHECKS_EN = frozenset(CHECKS_EN[i][0] for i in (1, 3, 6, 9, 11, 12))
+#: "5 called 8 a wolf": another seat's check only if the speech says that seat claims seer
+WEAK_REPORTED_EN = frozenset(CHECKS_EN[i][0] for i in (11,))
 LOOSE_EN = re.compile(rf"(?<![\d.])(?:seat\s+|player\s+|#)?(\d{{1,2}})(?!\d)\s*(?:,?\s*(?:is|was|'s)\s+(?:definitely\s+|"
                       rf"certainly\s+|100%\s+|also\s+)?|came\s+back\s+(?:as\s+)?|:\s*|=\s*|-\s*|—\s*|–\s*|"
-                      rf"\s(?=(?:good|wolf|werewolf|innocent|clean)\b))"
+                      rf"\s+(?=(?:good|wolf|werewolf|innocent|clean)\b))"
                       rf"({_EN_RESULT})\b", re.I)
 PRONOUN_RESULT_EN = re.compile(rf"^\s*(?:(?:the\s+)?result\s*(?:[:=]|is|was)\s*|(?:and\s+)?(?:he|she|they|it)\s*(?:is|was|'s|"
                                rf"came\s+back(?:\s+as)?|came\s+up|turned\s+out\s+to\s+be)\s+)({_EN_RESULT})\b", re.I)
 CHECKS_ZH = [
-    (re.compile(rf"(?:验了?|查验了?|查了|验的是|验人是?)\s*[:：]?\s*{_ZH_SEAT}[^。！？；]{{0,12}}?(?<![不没])(?:是|为|结果是?|身份是|，|,|：|:|—+|-+)\s*"
+    (re.compile(rf"(?:验了?|查验了?|查了|验的是|验的|验人是?)\s*[:：]?\s*{_ZH_SEAT}[^。！？；]{{0,12}}?(?<![不没])(?:是|为|结果是?|身份是|，|,|：|:|—+|-+)\s*"
                 rf"(?:一[匹只张])?({_ZH_RESULT})"), 1, 2),
     (re.compile(rf"{_ZH_SEAT}\s*[=:：，,]?\s*(?:是|为)?\s*(?:我的|我给的|他的|她的)?\s*(查杀|金水)"), 1, 2),
     (re.compile(rf"(查杀|金水)(?:\s*(?:给了?|给的是|给的|是|发给了?|发了?|在)\s*)?{_ZH_SEAT}"), 2, 1),
@@ -342,22 +377,25 @@ _ATTRIBUTION_VERB = re.compile(r"said|says|say|saying|told|tells|opened|claimed|
 
 
 def _emoji_line(line: str, zh: bool) -> str:
-    """✅ / ❌ / 🐺 as the result they stand for, unless the line already says it in words."""
-    has_word = bool(_RESULT_WORD.search(_EMOJI_ANY.sub("", line)))
+    """✅ / ❌ / 🐺 as the result they stand for, unless the words beside it (same clause) say it."""
     good, wolf = ("好人", "狼人") if zh else ("good", "wolf")
 
-    def result(ch: str) -> str:
-        if has_word:
-            return " "
+    def worded(text: str, pos: int) -> bool:
+        start = max(text.rfind(ch, 0, pos) for ch in ",.;，。；|") + 1
+        ends = [i for i in (text.find(ch, pos) for ch in ",.;，。；|") if i != -1]
+        return bool(_RESULT_WORD.search(_EMOJI_ANY.sub("", text[start:min(ends) if ends else len(text)])))
+
+    def result(ch: str, text: str, pos: int) -> str:
+        if worded(text, pos):  # the words say it: an emoji only separates ("✅ 4号 金水 ❌ 11号 查杀")
+            return "，" if zh else " "
         return f" {good} " if ch in _EMOJI_GOOD else f" {wolf} " if ch in _EMOJI_WOLF else " "
 
     # a result before its seat ("🐺 #10", "✅ 4号") goes after it
     seat = r"((?:seat\s+|player\s+|#)?\d{1,2}(?:\s*号)?)"
-    if has_word:  # the words say it: an emoji only separates ("✅ 4号 金水 ❌ 11号 查杀")
-        return _EMOJI_ANY.sub("，" if zh else " ", line)
-    line = re.sub(rf"([{_EMOJI_GOOD}{_EMOJI_WOLF}])\uFE0F?\s*{seat}", lambda m: f"{m.group(2)}{result(m.group(1))}",
+    line = re.sub(rf"([{_EMOJI_GOOD}{_EMOJI_WOLF}])\uFE0F?\s*{seat}",
+                  lambda m: m.group(0) if worded(line, m.start()) else f"{m.group(2)}{result(m.group(1), line, m.start())}",
                   line, flags=re.I)
-    line = "".join(result(ch) if ch in _EMOJI_GOOD or ch in _EMOJI_WOLF else ch for ch in line)
+    line = "".join(result(ch, line, i) if ch in _EMOJI_GOOD or ch in _EMOJI_WOLF else ch for i, ch in enumerate(line))
     return _EMOJI_ANY.sub(" ", line)
 
 
@@ -367,6 +405,9 @@ def _recap_line(line: str, zh: bool) -> str | None:
     if not m:
         return None
     seat, role, rest = m.group(1), m.group(2), m.group(3)
+    other = re.match(r"^\s*[,;，；]\s*(.*)$", rest)
+    if other and (FRAME_ZH if zh else FRAME_EN).match(other.group(1)):
+        return (f"{seat}号声称是{role}。" if zh else f"#{seat} claimed {role}. ") + other.group(1)
     rest = re.sub(rf"(?:seat\s+|player\s+|#)?{seat}\s*(?:号)?\s*(?:→|->|=>)", " ", rest, flags=re.I)
     rest = re.sub(r"→|->|=>", ": ", rest).strip(" \t,，;；:：|—–-")
     if zh:
@@ -491,8 +532,38 @@ _CLAIMANT_AFTER = re.compile(rf"((?:seat\s+|player\s+|#)\d{{1,2}}),\s+the\s+(?:(
                              rf"(?:({_ROLE_NO_WOLF_EN})\s+)?claimant,", re.I)
 
 
+_SEAT_TOKEN = r"(?:seat\s+|player\s+|#)\d{1,2}"
+#: "Two seer claims: #3 (gold on #6) and #9 (wolf on #3)", "One witch claim: #6", "the seer claimants are #5 and #10"
+_CLAIM_LIST = re.compile(rf"\b(?:(?:the\s+)?(?:one|two|three|four|both|only)\s+|the\s+)?({_ROLE_NO_WOLF_EN})\s+"
+                         rf"(?:claims?|claimants?|claimers?)\s*(?:[:：]|\b(?:are|were|is|was)\b)\s*"
+                         rf"((?:{_SEAT_TOKEN}(?:\s*\([^()]*\))?(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)?)+)", re.I)
+_LIST_ITEM = re.compile(rf"({_SEAT_TOKEN})(\s*\([^()]*\))?", re.I)
+#: "…, #7, had claimed guard", "the real seer, #10, already checked #3": the seat is the subject
+_APPOSED_SEAT = re.compile(rf"(?:(?<=,\s)|(?<=[—–]\s))({_SEAT_TOKEN}),\s+(?=(?:(?:already|also|then|had|has|just|first|"
+                           rf"originally|earlier)\s+)*(?:claimed|said|checked|told|gave|called)\b)|"
+                           rf"({_SEAT_TOKEN}),\s+(?=(?:already|also|then|had|has|just|originally|earlier)\s+"
+                           rf"(?:claimed|said|checked|told|gave|called)\b)", re.I)
+#: "#3 — the self-proclaimed seer —"
+_DASHED_CLAIM = re.compile(rf"({_SEAT_TOKEN})\s*[—–]\s*the\s+(?:self-proclaimed|claimed|so-called|alleged|self-claimed)\s+"
+                           rf"({_ROLE_NO_WOLF_EN})\s*[—–]", re.I)
+#: "#6 witch" beside "#4 seer (gold on #6)" in one list
+_BARE_SEAT_ROLE = re.compile(rf"(?:^|(?<=[,;:]\s)|(?<=[,;:]))\s*({_SEAT_TOKEN})\s+"
+                             rf"(seer|witch|hunter|guard|idiot|bodyguard|prophet)(?=\s*[,.;]|\s*$)", re.I)
+
+
+def _claim_list(m: re.Match[str]) -> str:
+    role = m.group(1)
+    items = [f"{seat} {role}{paren}" if paren else f"{seat} claimed {role};"
+             for seat, paren in _LIST_ITEM.findall(m.group(2))]
+    return " ".join(items) + " "
+
+
 def _inline_claims(line: str) -> str:
     """ "the claimed witch, #5, saved 11" and "#4 seer (gold on #6)" as reported claims."""
+    line = _CLAIM_LIST.sub(_claim_list, line)
+    line = _DASHED_CLAIM.sub(lambda m: f"{m.group(1)} (claimed {m.group(2)})", line)
+    if _PAREN_CHECK.search(line) and any(mm.group(2) for mm in _PAREN_CHECK.finditer(line)):
+        line = _BARE_SEAT_ROLE.sub(lambda m: f" {m.group(1)} claimed {m.group(2)}", line)
     line = _CLAIMANT_AFTER.sub(lambda m: f"{m.group(1)} (claimed {m.group(2)})" if m.group(2) else m.group(1), line)
     line = re.sub(r"\b(gold\s+water|wolf\s+check|kill)\s*\(\s*((?:seat\s+|player\s+|#)\d{1,2})\s*\)", r"\1 on \2", line,
                   flags=re.I)
@@ -500,6 +571,7 @@ def _inline_claims(line: str) -> str:
     line = _CLAIMED_APPOSITION.sub(lambda m: f"{m.group(3)} claimed {m.group(1) or m.group(2)}, and {m.group(3)} then",
                                    line)
     line = _CLAIMED_AFTER.sub(lambda m: f"{m.group(1)} claimed {m.group(2) or m.group(3)}, and {m.group(1)} then", line)
+    line = _APPOSED_SEAT.sub(lambda m: f"{m.group(1) or m.group(2)} ", line)
 
     def paren(m: re.Match[str]) -> str:
         role = f" claimed {m.group(2)} and" if m.group(2) else ""
@@ -537,7 +609,7 @@ _CLAUSE_SPLIT = re.compile(r"(?<=[,，、:：])|(?<=\s[—–]\s)|(?=\s(?:but|wh
 
 
 #: a retraction of what came before in the speech: "I lied", 是假的, 开玩笑 (the text is cut after it)
-ROLE_RETRACT_AFTER = re.compile(r"\bI\s+lied\b|\bI\s+was\s+lying\b|\bthat\s+was\s+(?:a\s+)?(?:lie|joke|bluff)\b|"
+ROLE_RETRACT_AFTER = re.compile(r"\bI\s+lied\b|\bforget\s+(?:what|that)\s+I\b|\bscratch\s+that\b|\bI\s+was\s+lying\b|\bthat\s+was\s+(?:a\s+)?(?:lie|joke|bluff)\b|"
                                 r"\bjust\s+kidding\b|\bI\s+was\s+(?:joking|bluffing)\b|\bnot\s+really\b|"
                                 r"是假的|骗(?:狼|人|你们|大家)?的?|开玩笑的?|开个玩笑|改口|不装了|假跳|诈身份", re.I)
 #: a correction that replaces what came before: "I'm actually a villager", 我其实是 (cut before it)
@@ -644,10 +716,16 @@ def _subjects(sentence: str, last_other: int | None, players: int,
             start, seat = best
             if clause[:start].strip():
                 segments.append((subject, clause[:start]))
-            subject = seat
-            if seat != UNKNOWN_SEAT:
-                last_other = seat
-            segments.append((subject, clause[start:]))
+            # "#7 claimed seer and #11 claimed seer later": each frame in the clause starts its own subject
+            cuts = [(start, seat)] + [(m.start(), int(next(g for g in m.groups() if g and g.isdigit())))
+                                      for m in FRAME_EN.finditer(clause, start + 1)
+                                      if re.search(r"\b(?:and|while|whereas|then)\s+$", clause[:m.start()], re.I)]
+            cuts = [(a, b) for a, b in cuts if 1 <= b <= players]
+            for (cut_start, cut_seat), nxt in zip(cuts, [c[0] for c in cuts[1:]] + [len(clause)]):
+                subject = cut_seat
+                if cut_seat != UNKNOWN_SEAT:
+                    last_other = cut_seat
+                segments.append((subject, clause[cut_start:nxt]))
         else:
             segments.append((subject, clause))
         named = [int(g) for g in re.findall(r"(?:#|seat\s+|player\s+)(\d{1,2})\b|(\d{1,2})\s*号", clause, re.I)
@@ -680,8 +758,16 @@ def _checks_in(segment: str, zh: bool, players: int, *, own: bool = True
             seat, result = int(m.group(seat_g)), _result(m.group(result_g))
             before = segment[_clause_start(segment, m.start()):m.start()]
             if result and 1 <= seat <= players and not _blocked(before, zh) and not FUTURE_CHECK.search(before):
-                weak = own and not zh and rx in WEAK_CHECKS_EN and not re.search(r"\b(?:I|my)\b", before, re.I)
+                weak = (own and not zh and rx in WEAK_CHECKS_EN and not re.search(r"\b(?:I|my)\b", before, re.I)) or \
+                    (not own and rx in WEAK_REPORTED_EN)
                 (loose if weak else strict).append((m.start(), seat, result))
+    for m in ([] if zh else CHECK_LIST_EN.finditer(segment)):
+        before = segment[_clause_start(segment, m.start()):m.start()]
+        result = _result(re.sub(r"s$", "", m.group(1).lower()))
+        if result and not _blocked(before, zh) and not FUTURE_CHECK.search(before):
+            for seat_text in re.findall(r"\d{1,2}", m.group(2)):
+                if 1 <= int(seat_text) <= players:
+                    strict.append((m.start(), int(seat_text), result))
     has_check_word = bool((CHECK_WORD_ZH if zh else CHECK_WORD_EN).search(NEGATED_CHECK_WORD.sub("", segment)))
     for m in (LOOSE_ZH if zh else LOOSE_EN).finditer(segment):
         groups = [g for g in m.groups() if g]
@@ -754,7 +840,14 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
     pending_check: int | None = None  # "I checked 5." waiting for "He is a wolf."
     reported_seer: set[int] = {seat for seat, role in out.reported_roles if role == "seer"}
     reported_loose: list[tuple[int, int, str]] = []
+    fake_seer: list[int] = []
     fallback: int | None = None
+    heard = ""  # the speech read so far: "#3 claims it" names the role last spoken of
+
+    def report_role(seat: int, role: str) -> None:
+        _add(out.reported_roles, (seat, role))
+        if role == "seer":
+            reported_seer.add(seat)
     for sentence in _sentences(text):
         if ROLE_RETRACT_BEFORE.match(sentence.strip()):
             out.roles.clear()
@@ -775,26 +868,30 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
             for g in (1, 2):
                 seat = int(m.group(g))
                 if role and 1 <= seat <= players:
-                    _add(out.reported_roles, (seat, role))
-                    if role == "seer":
-                        reported_seer.add(seat)
-        for m in FAKE_ONE_EN.finditer(sentence):
-            role, seat = _role(m.group(1)), int(m.group(2))
+                    report_role(seat, role)
+        seat_roles = [(int(m.group(2)), _role(m.group(1))) for m in FAKE_ONE_EN.finditer(sentence)] + \
+            [(int(m.group(1)), _role(m.group(2))) for m in SAID_SO_EN.finditer(sentence)]
+        for seat, role in seat_roles:
             if role and 1 <= seat <= players:
-                _add(out.reported_roles, (seat, role))
-                if role == "seer":
-                    reported_seer.add(seat)
+                report_role(seat, role)
         for m in JUMPED_ZH.finditer(sentence):
             if 1 <= int(m.group(1)) <= players:
-                _add(out.reported_roles, (int(m.group(1)), "seer"))
-                reported_seer.add(int(m.group(1)))
+                report_role(int(m.group(1)), "seer")
+        for rx in SEAT_CLAIMED_ZH:
+            for m in rx.finditer(whole):
+                role = next(_role(g) for g in m.groups() if not g.isdigit())
+                for seat_text in (g for g in m.groups() if g.isdigit()):
+                    if role and 1 <= int(seat_text) <= players:
+                        report_role(int(seat_text), role)
         for m in JUMPED_ARE_ZH.finditer(sentence):
+            for more in INVENTORY_MORE_ZH.finditer(sentence, m.end()):
+                role = _role(more.group(1))
+                if role and 1 <= int(more.group(2)) <= players:
+                    _add(out.reported_roles, (int(more.group(2)), role))
             role = _role(m.group(1))
             for seat_text in re.findall(r"\d{1,2}", m.group(2)):
                 if role and 1 <= int(seat_text) <= players:
-                    _add(out.reported_roles, (int(seat_text), role))
-                    if role == "seer":
-                        reported_seer.add(int(seat_text))
+                    report_role(int(seat_text), role)
         segments, last_other = _subjects(sentence, last_other, players, fallback)
         named = {int(g) for g in re.findall(r"(?:#|seat\s+|player\s+)(\d{1,2})\b|(\d{1,2})\s*号", whole, re.I)
                  for g in g if g}  # type: ignore[misc]
@@ -802,23 +899,23 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
             fallback = next(iter(named)) if len(named) == 1 and 1 <= next(iter(named)) <= players else None
         for subject, seg in segments:
             zh = zh_text and bool(_CJK.search(seg))
+            heard_before, heard = heard, heard + seg
             for m in (SEAT_ROLE_ZH.finditer(seg) if zh else CLAIM_OF_EN.finditer(seg)):
                 groups = [g for g in m.groups() if g]
                 seat = next(int(g) for g in groups if g.isdigit())
                 role = next((_role(g) for g in groups if not g.isdigit()), None)
                 if role and 1 <= seat <= players:
-                    _add(out.reported_roles, (seat, role))
-                    if role == "seer":
-                        reported_seer.add(seat)
+                    report_role(seat, role)
 
             for m in (FAKE_ROLE_ZH.finditer(seg) if zh else list(FAKE_ROLE_EN.finditer(seg)) + list(FAKE_ROLE_EN_2.finditer(seg))):
                 groups = [g for g in m.groups() if g]
                 seat = next(int(g) for g in groups if g.isdigit())
-                role = next((_role(g) for g in groups if not g.isdigit()), "seer")  # 悍跳狼: a fake seer
-                if role and 1 <= seat <= players:
-                    _add(out.reported_roles, (seat, role))
-                    if role == "seer":
-                        reported_seer.add(seat)
+                role = next((_role(g) for g in groups if not g.isdigit()), None)
+                if role is None:  # 悍跳狼: a fake seer, unless the speech says which role the seat faked
+                    fake_seer.append(seat)
+                    continue
+                if 1 <= seat <= players:
+                    report_role(seat, role)
             if subject == UNKNOWN_SEAT or (question and subject is None):
                 continue  # in a question only the statements it reports of others stand
             if subject is None:
@@ -832,7 +929,11 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
                         strict.append((pronoun.start(), pending_check, _result(pronoun.group(1)) or "good"))
                 pending_check = None
                 if not strict:
-                    trailing = re.search(rf"\b(?:checked|verified|inspected)\s+{_SEAT}\s*$", seg.strip(" .,"), re.I) or \
+                    trailing = re.search(rf"\b(?:checked|verified|inspected|investigated)\s+{_SEAT}(?:\s+(?:last\s+night|"
+                                         rf"yesterday|on\s+(?:the\s+)?(?:first\s+)?night(?:\s+\w+)?|first))?\s*$",
+                                         seg.strip(" .,"), re.I) or \
+                        re.search(rf"^\W*night\s+(?:one|two|three|four|five|six)\s*[:,—–-]\s*{_SEAT}\s*$", seg.strip(" .,"),
+                                  re.I) or \
                         re.search(rf"(?:验了?|查验了?|查了)\s*{_ZH_SEAT}\s*[。，,.]?\s*$", seg.strip())
                     if trailing:
                         pending_check = int(trailing.group(1))
@@ -842,10 +943,14 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
                     if (seat, result) not in out.checks:
                         _add(out.loose_checks, (seat, result))
             else:
+                # only where the seat is named ("#3 claims it"), not through "he"
+                claimed_it = None if zh or not re.match(rf"\W*{_SEAT}", seg, re.I) else CLAIMED_IT_EN.search(seg)
+                if claimed_it and not _blocked(seg[:claimed_it.start()], zh):
+                    spoken = [_role(w) for w in _ROLE_SPOKEN_EN.findall(heard_before)]
+                    if spoken and spoken[-1]:
+                        report_role(subject, spoken[-1])
                 for _, role in sorted(_roles_in(seg, zh, REPORTED_ROLE_ZH if zh else REPORTED_ROLE_EN)):
-                    _add(out.reported_roles, (subject, role))
-                    if role == "seer":
-                        reported_seer.add(subject)
+                    report_role(subject, role)
                 strict, loose = _checks_in(seg, zh, players, own=False)
                 for _, seat, result in sorted(strict):
                     if seat != subject:
@@ -856,6 +961,9 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
         if CHECK_RETRACT.search(whole):
             out.checks.clear()
             out.loose_checks.clear()
+    for seat in fake_seer:
+        if 1 <= seat <= players and not any(s == seat for s, _ in out.reported_roles):
+            report_role(seat, "seer")
     for item in reported_loose:
         if item[0] in reported_seer:
             _add(out.reported_checks, item)
