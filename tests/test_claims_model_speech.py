@@ -33,6 +33,12 @@ MEASURED = {
                        "reported_checks": (33, 0, 1)},
     ("frozen", "zh"): {"roles": (70, 0, 0), "checks": (37, 0, 0), "reported_roles": (50, 0, 2),
                        "reported_checks": (36, 0, 0)},
+    # the second frozen set, after the reader was fixed on its misses (docs/metrics.md gives the
+    # first, held-out measurement: these figures are no longer held out)
+    ("frozen2", "en"): {"roles": (51, 0, 0), "checks": (32, 0, 0), "reported_roles": (46, 0, 1),
+                        "reported_checks": (26, 1, 4)},
+    ("frozen2", "zh"): {"roles": (53, 0, 0), "checks": (29, 0, 0), "reported_roles": (37, 0, 1),
+                        "reported_checks": (27, 0, 0)},
 }
 #: one more miss per field than measured is tolerated (a rephrased pattern may trade one item for
 #: another); a false positive never is
@@ -125,6 +131,13 @@ def reported(text: str) -> tuple[list[tuple[int, str]], list[tuple[int, int, str
     ("I'm the seer and my check is… I'll wait. Forget what I just started to say.", [], []),
     ("I'll speak as a villager. 5 is not the seer, I am.", ["villager", "seer"], []),
     ("我自己是平民，没有信息。但我这张牌本身是猎人。", ["villager", "hunter"], []),
+    # fixed after the first measurement on claims_frozen2.jsonl
+    ("I am the seer. Night two, #3 — werewolf. I know #3 will say I'm the wolf; let him.", ["seer"], [(3, "wolf")]),
+    ("Jumping seer. N1: #2 ✅. N2: #17 ❌.", ["seer"], [(2, "good"), (17, "wolf")]),
+    ("Seer, day 1.\n\nN1 check → **#18**, result: **good**.", ["seer"], [(18, "good")]),
+    ("I'm a werewolf hunter — I mean I'm hunting wolves. My actual card is villager.", ["villager"], []),
+    ("昨天我说7号是我的金水，其实我是乱说的，我是平民。", ["villager"], []),
+    ("他给我发金水，我是狼他也会发。我就一张民牌。", ["villager"], []),
 ])
 def test_own_claims_in_model_formats(text: str, roles: list[str], checks: list[tuple[int, str]]) -> None:
     got_roles, got_checks = own(text)
@@ -170,6 +183,14 @@ def test_vote_calls_silver_water_plans_hedges_and_questions_are_no_checks(text: 
     ("11号你为什么说你是女巫？", [(11, "witch")], []),
     ("5号说自己是猎人，这不可能，5号是悍跳的狼。", [(5, "hunter")], []),
     ("6号第一天说他验了2号是狼，今天又说他验的2号是好人。", [], [(6, 2, "wolf"), (6, 2, "good")]),
+    # fixed after the first measurement on claims_frozen2.jsonl
+    ("5号和12号对跳预言家，5号给12号查杀，12号给5号查杀。", [(5, "seer"), (12, "seer")], [(5, 12, "wolf"), (12, 5, "wolf")]),
+    ("- 1号：报预言家，1号→4号 查杀\n- 7号：报女巫，银水12号", [(1, "seer"), (7, "witch")], [(1, 4, "wolf")]),
+    ("根据10号的遗言，他是预言家，最后一晚验了6号是狼。", [(10, "seer")], [(10, 6, "wolf")]),
+    ("1. #2 — claimed seer, gave #8 a gold water\n2. #4 — said he's the idiot; fine", [(2, "seer"), (4, "idiot")],
+     [(2, 8, "good")]),
+    ("I poisoned #4 because he fake-claimed seer and gave #12 a kill.", [(4, "seer")], [(4, 12, "wolf")]),
+    ('Let me quote #10 exactly, because it matters: "I am the guard, and I protected #2."', [(10, "guard")], []),
 ])
 def test_reported_claims_are_credited_to_the_seat_that_made_them(text: str, roles: list, checks: list) -> None:
     c = parse_claims(text, 18)

@@ -65,7 +65,7 @@ _ZH_ROLE_STRICT = "|".join(sorted((w for w in ROLE_WORDS_ZH if len(w) > 1), key=
 _EN_RESULT = "|".join(sorted((re.escape(w) for w in RESULT_EN), key=len, reverse=True))
 _ZH_RESULT = "|".join(sorted(RESULT_ZH, key=len, reverse=True))
 _SEAT = r"(?:seat|player|number|#)?\s*#?(\d{1,2})(?!\d)"
-_ZH_SEAT = r"(\d{1,2})\s*号(?:玩家|位)?"
+_ZH_SEAT = r"(?<!\d)(\d{1,2})\s*号(?:玩家|位)?"
 
 _ZH_NUMERALS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
                 "十一": 11, "十二": 12, "十三": 13, "十四": 14, "十五": 15, "十六": 16, "十七": 17, "十八": 18}
@@ -77,7 +77,7 @@ _REPORT_VERBS_EN = (r"(?:has\s+|had\s+|just\s+|also\s+|then\s+|now\s+|openly\s+|
                     r"(?:claim(?:ed|s|ing)?|counter-?claim(?:ed|s|ing)?|said|says?|saying|"
                     r"(?:told|tells)\s+(?:us|everyone|everybody|the\s+table|the\s+village|me|the\s+room)|"
                     r"opened\s+(?:with|by)|(?:was\s+|is\s+)?running\s+as|ran\s+as|runs\s+as|counter(?:ed|s)?(?=\s+with)|went(?=\s+(?:as\s+)?(?:the\s+)?[a-z])|"
-                    r"(?:hard|soft)-?claim(?:ed|s|ing)?|outed\s+(?:himself|herself|themselves)|are\s+claiming|"
+                    r"(?:hard|soft|fake)-?claim(?:ed|s|ing)?|outed\s+(?:himself|herself|themselves)|are\s+claiming|"
                     r"put(?=\s+a\s)|puts(?=\s+a\s)|"
                     r"jump(?:ed|s|ing)?|announc(?:ed|es)|call(?:ed|s)|gave|gives?|declar(?:ed|es)|report(?:ed|s)|"
                     r"insist(?:ed|s)|accus(?:ed|es)|checked|checks|verified|label(?:l?ed|s)|nam(?:ed|es)|stated?|"
@@ -98,6 +98,7 @@ JOINT_FRAME_ZH = re.compile(rf"{_ZH_SEAT}(?:和|与|跟|、)(?:\s*){_ZH_SEAT}(?:
 #: "he said", "his check", and a clause that opens on a bare report verb ("then said 9 is a wolf", 后来又说…)
 PRONOUN_FRAME_EN = re.compile(rf"\b(?:he|she)\s+{_REPORT_VERBS_EN}|\b(?:his|her)\s+(?:only\s+|first\s+|second\s+)?"
                               rf"(?:check|checks|result|results|gold\s+water|kill|wolf\s+check)\b|"
+                              rf"\b(?:his|her)\s+(?:{_EN_ROLE})\s+(?:counter-?)?claim\b|"
                               rf"^\W*(?:and\s+|then\s+|later\s+)?(?:also\s+)?(?:said|claimed|says|claims)\b|"
                               rf"\byou\s+(?:said|say|claimed|claim|told\s+us)\b", re.I)
 # a few words may stand between the seat and the verb: 9号警上首置位起跳, 8号第一天说
@@ -105,12 +106,12 @@ _ZH_REPORT = (r"(?:刚才|之前|昨天|今天|也|还|又|先|直接|首置位|
               r"(?:[^\d，,。；;！？!?：:号我你他她的是\s“”\"「」]{0,6}?)"
               r"(?:起跳了?|跳了?|悍跳了?|对跳了?|说(?!明|服|不定|实话|得|过)了?|声称|自称|称|表示|认了?|报了?|给了?|"
               r"发了?|验了?|查验了?|告诉(?:大家|我们|所有人)|号称|声明|认下了?|"
-              r"查了(?!杀)|的查杀|的金水|的验人|拍了?|亮了?|穿了?|那张|这张|冒充了?|报的|是悍跳)")
+              r"查了(?!杀)|的查杀|的金水|的验人|的遗言|的说法|的发言|遗言|拍了?|亮了?|穿了?|那张|这张|冒充了?|报的|是悍跳)")
 _ZH_NOT_A_SUBJECT = r"(?<![给验查对投和跟踩出保认救毒守杀向把被是打归像信与跟了])(?<!我的)"
 FRAME_ZH = re.compile(rf"{_ZH_NOT_A_SUBJECT}{_ZH_SEAT}{_ZH_REPORT}")
 #: 5号预言家给了2号查杀, 站边9号预言家: a seat named with the role it claimed
-SEAT_ROLE_ZH = re.compile(rf"(?<![给验查对投和跟踩出保认救毒守杀向把被打归像信与跟了])(?<!我的){_ZH_SEAT}(?:的)?(预言家|女巫|猎人|守卫|白痴)"
-                          rf"(?=给|的|发|验|说|报|首|昨|查|金|[。，,；;]|\s*$)")
+SEAT_ROLE_ZH = re.compile(rf"(?<![给验查对投和跟踩出保认救毒守杀向把被打归像信与跟了])(?<!我的){_ZH_SEAT}(?:的|这张|那张)?(预言家|女巫|猎人|守卫|白痴)"
+                          rf"(?=给|的|发|验|说|报|首|昨|查|金|我|[。，,；;]|\s*$)")
 #: 2号起跳之后…: 起跳 with no role named is a seer claim
 JUMPED_ZH = re.compile(rf"{_ZH_NOT_A_SUBJECT}{_ZH_SEAT}(?:首置位|前置位|后置位|警上|昨天|第一天)?(?:起跳|对跳|悍跳)了?(?=之后|以后|后|的时候|[，,。；;])")
 #: 跳预言家的是5号和10号
@@ -143,13 +144,18 @@ OWN_RESULT = re.compile(r"\bmy\s+(?:wolf\s+|good\s+|kill\s+)?(?:check|gold\s+wat
 
 _EN_ADJ = r"(?:(?:the|a|an|your|our|real|true|actual|only|genuine|legit|one|just|simple|plain|ordinary|vanilla)\s+)*"
 SELF_ROLE_EN = [
-    re.compile(rf"\bI(?:'m|\s+am|\s+really\s+am|\s+am\s+really|'m\s+actually|\s+am\s+actually)\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
+    re.compile(rf"\bI(?:'m|\s+am|\s+really\s+am|\s+am\s+really|'m\s+actually|\s+am\s+actually)\s+{_EN_ADJ}({_EN_ROLE})\b"
+               rf"(?!\s+hunt)", re.I),
     re.compile(rf"\bI(?:\s+|(?='))(?:claim|am\s+claiming|'m\s+claiming|hereby\s+claim|will\s+claim|declare\s+myself)\s+"
                rf"(?:to\s+be\s+)?{_EN_ADJ}({_EN_ROLE})\b", re.I),
     re.compile(rf"\bas\s+(?:the|a|an)\s+({_EN_ROLE}),?\s+I\b", re.I),
     re.compile(rf"\b({_EN_ROLE})\s+here\b", re.I),
     re.compile(rf"\bthe\s+({_EN_ROLE})\s+is\s+me\b", re.I),
-    re.compile(rf"\bmy\s+(?:card|role|identity)\s+is\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
+    re.compile(rf"\bmy\s+(?:actual\s+|real\s+|true\s+)?(?:card|role|identity)\s+is\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
+    # "Coming out as the seer now.", "My night results, as the seer:", "Last words: I was the hunter."
+    re.compile(rf"^\W*(?:I'm\s+|I\s+am\s+)?coming\s+out\s+as\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
+    re.compile(rf"[,;]\s*as\s+(?:the\s+|a\s+|an\s+)({_EN_ROLE})\s*[:,]", re.I),
+    re.compile(rf"^\W*last\s+words?\s*[:,—–-]\s*I\s+was\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
     re.compile(rf"\bI\s+(?:hold|have)\s+the\s+({_EN_ROLE})\s+card\b", re.I),
     # "Let me jump: seer.", "I have to come out now as the seer.", "I'll claim: hunter."
     re.compile(rf"\b(?:let\s+me|I'll|I\s+will|I\s+have\s+to|I\s+must|I'm\s+going\s+to|I\s+need\s+to|time\s+to|"
@@ -158,7 +164,7 @@ SELF_ROLE_EN = [
     # "Claim: Seer", "Role: Guard", "I am: the guard", "Claiming seer.", "Seer claim."
     re.compile(rf"(?:^|[,;]\s)\W*(?:claim|claiming|role|my\s+role|identity|my\s+identity|card|my\s+card|I\s+am|I'm)\s*[:\-—–]\s*"
                rf"{_EN_ADJ}({_EN_ROLE})\b", re.I),
-    re.compile(rf"^\W*(?:claiming|I'm\s+claiming)\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
+    re.compile(rf"^\W*(?:claiming|I'm\s+claiming|jumping|I'm\s+jumping)\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
     re.compile(rf"^\W*({_EN_ROLE})\s+claim\b(?!\s+(?:from|by|of)\b)", re.I),
     re.compile(rf"^\W*as\s+(?:the\s+|a\s+|an\s+)?({_EN_ROLE})\s*[,:]", re.I),
     re.compile(rf"\b(?:speak|speaking|talking|my\s+read|my\s+view|my\s+take)\s+as\s+(?:the\s+|a\s+|an\s+)?({_EN_ROLE})\b",
@@ -181,6 +187,7 @@ SELF_ROLE_ZH = [
     re.compile(rf"^\W*({_ZH_ROLE_STRICT})(?:在这里|在这|在此|就是我|牌(?=[，,。！!])|起跳)"),
     re.compile(r"我是(?:闭眼)?好人[，,]\s*(平民|村民|民牌)(?=[。，,；;！!]|\s*$)"),
     re.compile(rf"\d{{1,2}}\s*号不是({_ZH_ROLE_STRICT})[，,]\s*我才是"),
+    re.compile(r"(?:(?:我|本人)(?:就|也|只)?|[，,]\s*(?:就|只)?)(?:是)?一张(民牌|平民|村民|民)(?![^，,。；;！!]{0,2}(?:的|吗))"),
     re.compile(rf"^\W*(?:本人|我)({_ZH_ROLE_STRICT})(?=[，,。\s]|$)"),
     re.compile(rf"({_ZH_ROLE_STRICT})(?:牌)?(?:是我|在我这|在我手)"),
     re.compile(rf"(?:作为|身为)(?:一[张个名])?(?:真)?({_ZH_ROLE_STRICT})"),
@@ -192,11 +199,13 @@ REPORTED_ROLE_EN = [
     re.compile(rf"\b(?:he|she)(?:'s|\s+is|\s+was)\s+(?:really\s+)?{_EN_ADJ}({_ROLE_NO_WOLF_EN})\b", re.I),
     re.compile(rf"(?:claim(?:ed|s|ing)?(?:\s+is)?|counter-?claim(?:ed|s|ing)?|jump(?:ed|s|ing)?|announc(?:ed|es)|"
                rf"(?:told|tells)\s+(?:us|everyone|everybody|the\s+table|the\s+village|me|the\s+room)|running\s+as|ran\s+as|runs\s+as|went|"
-               rf"(?:hard|soft)-?claim(?:ed|s|ing)?|outed\s+(?:himself|herself|themselves)\s+as|"
+               rf"(?:hard|soft|fake)-?claim(?:ed|s|ing)?|outed\s+(?:himself|herself|themselves)\s+as|"
+               rf"call(?:ed|s)\s+(?:himself|herself|themselves)|"
                rf"declar(?:ed|es)|said|says?|stated?|states|reveal(?:ed|s)|pretend(?:ed|s|ing)|came\s+out|comes\s+out)"
                rf"\s+(?:to\s+be\s+|as\s+|that\s+)?(?:(?:he|she|you|they)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\s+)?{_EN_ADJ}"
                rf"({_ROLE_NO_WOLF_EN})\b", re.I),
     re.compile(rf"\b(?:story|claim|role|identity)\s*[:\-—–]\s*{_EN_ADJ}({_ROLE_NO_WOLF_EN})\b", re.I),
+    re.compile(rf"\b(?:his|her|their)\s+({_ROLE_NO_WOLF_EN})\s+(?:counter-?)?claim\b", re.I),
 ]
 FAKE_ROLE_EN = re.compile(rf"{_SEAT}\s+(?:is|was)\s+(?:a|the)\s+(?:fake|false|lying|bogus)\s+({_EN_ROLE})\b", re.I)
 FAKE_ROLE_EN_2 = re.compile(rf"\b(?:fake|false)\s+({_EN_ROLE})\s+{_SEAT}", re.I)
@@ -216,6 +225,7 @@ _ROLE_SPOKEN_EN = re.compile(rf"\b({_ROLE_NO_WOLF_EN})\b", re.I)
 SAID_SO_EN = re.compile(rf"{_SEAT}\s+is\s+the\s+({_ROLE_NO_WOLF_EN})\s*(?:[(—–,-]|\s-)\s*(?:as\s+)?(?:he|she|they)\s+"
                         rf"(?:said\s+so|claimed\s+it|claimed\s+so|told\s+us)", re.I)
 REPORTED_ROLE_ZH = [
+    re.compile(rf"(?:^|[，,])\W*(?:他|她)(?:自己)?(?:说)?(?:是|才是)(?:真的?)?({_ZH_ROLE_STRICT})(?!的|给|查|验|发)"),
     re.compile(rf"(?:起跳|跳|悍跳|对跳|声称|自称|号称|声明|称|说|认下|认|拍|亮|报|冒充|告诉(?:大家|我们|所有人))(?:了|的)?(?:说)?"
                rf"(?:个|一个|一张)?(?:自己|他|她|你)?(?:的?身份)?(?:是)?(?:真|假)?(?:的)?"
                rf"({_ZH_ROLE_STRICT})"),
@@ -233,6 +243,7 @@ HEDGE_ZH = re.compile(r"觉得|怀疑|可能|像|感觉|应该|估计|大概|也
 NEGATION_EN = re.compile(r"\b(?:not|never|n't|no\s+longer|nobody|no\s+one|neither|nor|without)\b|n't\b", re.I)
 NEGATION_ZH = re.compile(r"不(?!过)|没|并非|别|非")
 HYPOTHETICAL_EN = re.compile(r"\b(?:if|suppose|supposing|imagine|pretend|would|were|whether|unless|assuming|"
+                             r"(?:will|would|might|may|going\s+to)\s+(?:say|claim|tell|call|accuse)|"
                              r"in\s+case|hypothetically|as\s+if)\b", re.I)
 HYPOTHETICAL_ZH = re.compile(r"如果|假如|要是|假设|万一|倘若|就算|即使|即便|假若|若是|哪怕")
 
@@ -245,7 +256,7 @@ CHECKS_EN = [
                 rf"turned\s+out(?:\s+to\s+be)?|result(?:\s+is|\s+was)?|and|he's|she's|he\s+is|she\s+is)\b|[:=\-–—,])\s*"
                 rf"(?:as\s+)?({_EN_RESULT})\b", re.I), 1, 2),
     # "gave 8 a gold water", "gave 8 a kill"
-    (re.compile(rf"\bgave\s+{_SEAT}\s+(?:a|my)\s+(gold\s+water|kill|wolf\s+check|good\s+check)\b", re.I), 1, 2),
+    (re.compile(rf"\b(?:gave|given)\s+{_SEAT}\s+(?:a|my)\s+(gold\s+water|kill|wolf\s+check|good\s+check)\b", re.I), 1, 2),
     # "8 is my gold water", "8 is my wolf check"
     (re.compile(rf"{_SEAT}\s+(?:is|was)\s+(?:my|his|her)\s+(gold\s+water|kill|wolf\s+check|good\s+check|"
                 rf"wolf|good)\b(?!\s+(?:read|reads|vibe|feel|suspect|lean|guess|pick|target|call|candidate))", re.I), 1, 2),
@@ -276,10 +287,13 @@ CHECKS_EN = [
     # "gave #2 as good"
     (re.compile(rf"\bgave\s+{_SEAT}\s+as\s+(?:a\s+)?(good|wolf|werewolf)\b", re.I), 1, 2),
     # "My night-one check, #6, came back as a werewolf."
-    (re.compile(rf"\b(?:check|result)\s*[,:—–-]\s*{_SEAT}\s*[,—–-]\s*(?:came\s+back|was|is|turned\s+out)(?:\s+as|\s+to\s+be)?"
-                rf"\s+({_EN_RESULT})\b", re.I), 1, 2),
+    (re.compile(rf"\b(?:check|result)\s*[,:—–-]\s*{_SEAT}\s*[,—–-]?\s*(?:(?:came\s+back|was|is|turned\s+out)(?:\s+as|\s+to\s+be)?"
+                rf"\s+|result\s*(?:[:=]|is|was)\s*)({_EN_RESULT})\b", re.I), 1, 2),
+    # "#6 claimed seer and cleared #12"
+    (re.compile(rf"\b(cleared)\s+{_SEAT}\b", re.I), 2, 1),
     # "My second was #4, a good player."
-    (re.compile(rf"\bmy\s+(?:first|second|third|fourth|last|latest|other)(?:\s+one|\s+check)?\s+(?:is|was)\s+{_SEAT}\s*"
+    (re.compile(rf"\bmy\s+(?:first|second|third|fourth|last|latest|other)(?:\s+one|\s+check)?\s+(?:is|was)\s+{_SEAT}"
+                rf"(?:\s+(?:himself|herself))?\s*"
                 rf"(?:[,:=—–-]|,?\s*who(?:\s+is|'s)|\s+as|\s+and\s+(?:he|she)(?:\s+is|'s))\s*({_EN_RESULT})\b", re.I), 1, 2),
 ]
 #: "two gold waters: 4 and 11", "my wolf checks are #3 and #9"
@@ -287,7 +301,7 @@ CHECK_LIST_EN = re.compile(rf"\b(?:my|two|three|both)\s+(gold\s+waters|wolf\s+ch
                            rf"((?:(?:seat\s+|player\s+|#)?\d{{1,2}}(?:\s*,\s*|\s+and\s+|\s*$|(?=\W)))+)", re.I)
 #: "gave 8 a kill", "kill on 8", "called 8 a wolf", "#4 as a wolf check": a check only with "I"/"my" before
 #: it or from a seer claim, since a speaker says them of others' checks as often as of its own
-WEAK_CHECKS_EN = frozenset(CHECKS_EN[i][0] for i in (1, 3, 6, 9, 11, 12))
+WEAK_CHECKS_EN = frozenset(CHECKS_EN[i][0] for i in (1, 3, 6, 9, 11, 12, 14))
 #: "5 called 8 a wolf": another seat's check only if the speech says that seat claims seer
 WEAK_REPORTED_EN = frozenset(CHECKS_EN[i][0] for i in (11,))
 LOOSE_EN = re.compile(rf"(?<![\d.])(?:seat\s+|player\s+|#)?(\d{{1,2}})(?!\d)\s*(?:,?\s*(?:is|was|'s)\s+(?:definitely\s+|"
@@ -362,7 +376,7 @@ _RECAP_EN = re.compile(rf"^\s*(?:seat\s+|player\s+)?#?(\d{{1,2}})\s*(?:[:|→\-�
                        rf"(?:(?:claims?|claimed|counter-?claims?|counter-?claimed|says?|said|jumped|jumps)\s+)?"
                        rf"(?:the\s+|a\s+|an\s+)?({_ROLE_NO_WOLF_EN})\b(.*)$", re.I)
 _RECAP_ZH = re.compile(rf"^\s*(\d{{1,2}})\s*号(?:位|玩家)?\s*[:：|→\-—=]\s*"
-                       rf"(?:起跳|对跳|悍跳|跳|声称|自称|认)?了?(?:是)?({_ROLE_NO_WOLF_ZH})(.*)$")
+                       rf"(?:起跳|对跳|悍跳|跳|声称|自称|认|报)?了?(?:是)?({_ROLE_NO_WOLF_ZH})(.*)$")
 #: a quote of speech: "…", “…”, 「…」, 『…』
 _QUOTE = re.compile(r'"([^"\n]{3,400})"|“([^”\n]{3,400})”|「([^」\n]{3,400})」|『([^』\n]{3,400})』')
 _QUOTE_FIRST_PERSON = re.compile(r"\bI\b|\bI'm\b|\bmy\b|\bme\b|我", re.I)
@@ -373,7 +387,7 @@ _ATTRIBUTION_BEFORE = re.compile(r"(?:seat\s+|player\s+|#)?(\d{1,2})(?:\s*号(?:
 _ATTRIBUTION_AFTER = re.compile(r"^\s*[—–\-,，]*\s*(?:that's|that\s+is|this\s+is|is)\s+what\s+(?:seat\s+|player\s+|#)?"
                                 r"(\d{1,2})\b|^\s*[—–\-,，]*\s*(?:是|这是)?(\d{1,2})号(?:说的|的原话|原话)", re.I)
 _ATTRIBUTION_VERB = re.compile(r"said|says|say|saying|told|tells|opened|claimed|claims|wrote|announced|declared|"
-                               r"quote|went|put\s+it|spoke|words|说|讲|原话|表示|声称|发言", re.I)
+                               r"quote|went|put\s+it|spoke|words|说|讲|原话|表示|声称|发言|那段|这段", re.I)
 
 
 def _emoji_line(line: str, zh: bool) -> str:
@@ -462,7 +476,8 @@ def _lift_quotes(text: str) -> tuple[str, list[tuple[int, str]]]:
         line_before = text[:m.start()].rsplit("\n", 1)[-1]
         seat: int | None = None
         before = _ATTRIBUTION_BEFORE.search(line_before[-80:])
-        if before and (_ATTRIBUTION_VERB.search(before.group(2)) or before.group(2).strip() in (":", "：")):
+        quoting = before is not None and re.search(r"\bquot(?:e|ing)\s*$", line_before[:before.start()][-80:].strip() + " ")
+        if before and (_ATTRIBUTION_VERB.search(before.group(2)) or before.group(2).strip() in (":", "：") or quoting):
             seat = int(before.group(1))
         else:
             after = _ATTRIBUTION_AFTER.match(text[m.end():m.end() + 60])
@@ -611,14 +626,15 @@ _CLAUSE_SPLIT = re.compile(r"(?<=[,，、:：])|(?<=\s[—–]\s)|(?=\s(?:but|wh
 #: a retraction of what came before in the speech: "I lied", 是假的, 开玩笑 (the text is cut after it)
 ROLE_RETRACT_AFTER = re.compile(r"\bI\s+lied\b|\bforget\s+(?:what|that)\s+I\b|\bscratch\s+that\b|\bI\s+was\s+lying\b|\bthat\s+was\s+(?:a\s+)?(?:lie|joke|bluff)\b|"
                                 r"\bjust\s+kidding\b|\bI\s+was\s+(?:joking|bluffing)\b|\bnot\s+really\b|"
-                                r"是假的|骗(?:狼|人|你们|大家)?的?|开玩笑的?|开个玩笑|改口|不装了|假跳|诈身份", re.I)
+                                r"是假的|骗(?:狼|人|你们|大家)?的?|开玩笑的?|开个玩笑|改口|不装了|假跳|诈身份|乱说的|瞎说的|胡说的", re.I)
 #: a correction that replaces what came before: "I'm actually a villager", 我其实是 (cut before it)
 ROLE_RETRACT_BEFORE = re.compile(r"\bI(?:'m|\s+am)\s+actually\b|\bactually,?\s+I(?:'m|\s+am)\b|我其实是|其实我是|我实际上是")
-CHECK_RETRACT = re.compile(r"\bI\s+misspoke\b|\bI\s+made\s+a\s+mistake\b|\bI\s+meant\b|说错了|口误|报错了", re.I)
+CHECK_RETRACT = re.compile(r"\bI\s+misspoke\b|\bI\s+made\s+a\s+mistake\b|\bI\s+meant\b|说错了|口误|报错了|乱说|瞎说|胡说|"
+                           r"不算数|别当真|不要当真|诈身份|是假的", re.I)
 #: "Oh sure, and I'm the seer too", 呵呵，那我也是女巫好了: a role said in mockery claims nothing
 SARCASM = re.compile(r"^\W*(?:oh\s+)?(?:sure|yeah\s+right|oh\s+yeah|oh\s+right)\b|king\s+of\s+england|"
                      r"everyone'?s\s+(?:a|the)\s+seer|呵呵|哈哈|大家都是|也是\S{1,4}好了", re.I)
-_BARE_ROLE_EN = re.compile(rf"^\W*({_EN_ROLE})\W*$", re.I)
+_BARE_ROLE_EN = re.compile(rf"^\W*({_EN_ROLE})(?:\s*,\s*(?:day|night)\s+\w+)?\W*$", re.I)
 
 
 def _sentences(text: str) -> list[str]:
@@ -652,7 +668,7 @@ def _is_question(sentence: str) -> bool:
 
 def _result(word: str) -> str | None:
     w = re.sub(r"\s+", " ", word.lower())
-    return RESULT_EN.get(w) or RESULT_ZH.get(word) or {"gold water": "good", "kill": "wolf", "wolf check": "wolf",
+    return RESULT_EN.get(w) or RESULT_ZH.get(word) or {"gold water": "good", "kill": "wolf", "wolf check": "wolf", "cleared": "good",
                                                       "good check": "good", "kill check": "wolf", "gold": "good",
                                                       "good one": "good", "good guy": "good"}.get(w)
 
@@ -694,6 +710,7 @@ def _subjects(sentence: str, last_other: int | None, players: int,
     segments: list[tuple[int | None, str]] = []
     subject: int | None = None
     seen: int | None = None  # the last seat named in this sentence so far ("Hey #7 — you said …")
+    alone: int | None = None  # the seat the clause before consisted of ("#4 — said he's the idiot")
     for clause in clauses:
         stripped = clause.strip()
         if FIRST_PERSON_EN.match(stripped) or FIRST_PERSON_ZH.match(stripped) or OWN_RESULT.search(stripped):
@@ -710,7 +727,17 @@ def _subjects(sentence: str, last_other: int | None, players: int,
             for rx in (PRONOUN_FRAME_EN, PRONOUN_FRAME_ZH):
                 m = rx.search(clause)
                 if m and (best is None or m.start() < best[0]):
-                    order = (seen, last_other) if m.group(0).lower().startswith("you") else (last_other, seen)
+                    # the seat named last before the pronoun, in this clause or an earlier one of the sentence
+                    here = [int(g) for g in re.findall(r"(?:#|seat\s+|player\s+)(\d{1,2})\b|(?<!\d)(\d{1,2})\s*号",
+                                                       clause[:m.start()], re.I) for g in g if g]  # type: ignore[misc]
+                    near = here[-1] if here and 1 <= here[-1] <= players else None
+                    bare_verb = not re.match(r"(?:he|she|his|her|you)\b", m.group(0).strip(), re.I)
+                    if m.group(0).lower().startswith("you"):
+                        order: tuple[int | None, ...] = (seen, last_other)
+                    elif bare_verb:  # "#4 — said he's the idiot": the seat that stood alone just before
+                        order = (alone, last_other, seen)
+                    else:
+                        order = (last_other, seen, near)
                     best = (m.start(), next((s for s in (*order, fallback) if s is not None), UNKNOWN_SEAT))
         if best is not None:
             start, seat = best
@@ -732,6 +759,8 @@ def _subjects(sentence: str, last_other: int | None, players: int,
                  for g in g if g]  # type: ignore[misc]
         if named and 1 <= named[-1] <= players:
             seen = named[-1]
+        lone = re.fullmatch(r"\W*(?:seat\s+|player\s+|#)(\d{1,2})\s*[—–:,-]*\s*", clause, re.I)
+        alone = int(lone.group(1)) if lone and 1 <= int(lone.group(1)) <= players else None
     merged: list[tuple[int | None, str]] = []
     for subj, text in segments:
         if merged and merged[-1][0] == subj:
@@ -788,15 +817,18 @@ def _checks_in(segment: str, zh: bool, players: int, *, own: bool = True
     return strict, loose
 
 
+#: 我是狼他也会发: "even if I were a wolf he would" — a concession, no claim
+_CONCESSIVE_AFTER_ZH = re.compile(r"^[^，,。；;！？!?]{0,3}(?:也|都)会")
 _NOT_MEANT_AFTER = re.compile(r"^[\s,—–\-]*(?:is|was)\s+what\b|^[\s,]*right\s*\?", re.I)
 
 
-def _roles_in(segment: str, zh: bool, patterns: list[re.Pattern[str]]) -> list[tuple[int, str]]:
+def _roles_in(segment: str, zh: bool, patterns: list[re.Pattern[str]], after: str = "") -> list[tuple[int, str]]:
+    """Roles the patterns find in a segment; ``after``: the rest of the sentence past the segment."""
     found = []
     for rx in patterns:
         for m in rx.finditer(segment):
             role = _role(next(g for g in m.groups() if g))
-            if _NOT_MEANT_AFTER.match(segment[m.end():]):
+            if _NOT_MEANT_AFTER.match(segment[m.end():]) or (zh and _CONCESSIVE_AFTER_ZH.match(segment[m.end():] + after)):
                 continue
             if role and not _blocked(segment[_clause_start(segment, m.start()):m.start()], zh):
                 found.append((m.start(), role))
@@ -919,7 +951,8 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
             if subject == UNKNOWN_SEAT or (question and subject is None):
                 continue  # in a question only the statements it reports of others stand
             if subject is None:
-                roles = [] if sarcastic else _roles_in(seg, zh, SELF_ROLE_ZH if zh else SELF_ROLE_EN)
+                rest = sentence[sentence.find(seg) + len(seg):] if seg in sentence else ""
+                roles = [] if sarcastic else _roles_in(seg, zh, SELF_ROLE_ZH if zh else SELF_ROLE_EN, rest)
                 for _, role in sorted(roles):
                     _add(out.roles, role)
                 strict, loose = _checks_in(seg, zh, players)
