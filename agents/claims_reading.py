@@ -211,7 +211,9 @@ def reader_from_spec(spec: str, *, base_url: str | None = None, timeout: float =
                                   f"{', '.join(PROVIDER_KINDS)} (e.g. openai:gpt-4.1-mini)")
     if "@" in model and base_url is None:
         model, _, base_url = model.partition("@")
-    return ModelClaimsReader(make_provider(kind, model, base_url=base_url, timeout=timeout), timeout=timeout)
+    # The spec is the operator's (--claims-model, a benchmark's argument): a langchain class path may be built.
+    extra = {"trusted": True} if kind == "langchain" else {}
+    return ModelClaimsReader(make_provider(kind, model, base_url=base_url, timeout=timeout, **extra), timeout=timeout)
 
 
 def talker_rows(preset: str, lang: str, seeds: Iterable[int]) -> list[dict[str, Any]]:

@@ -60,9 +60,16 @@ def _strings(node: Any, path: str = "") -> Iterator[tuple[str, str]]:
             yield from _strings(value, f"{path}[{i}]")
 
 
+#: Prompts never shown at a table: the model-judged claims reader scores finished games, and must name the
+#: JSON keys, the card ids and the ways a speech may write a seat ("#5", "seat 5") as they are.
+NOT_SHOWN_AT_A_TABLE = {"claims_reader.yaml"}
+
+
 def zh_template_strings() -> list[tuple[str, str]]:
     out = []
     for file in sorted((PROMPTS_DIR / "zh").glob("*.yaml")):
+        if file.name in NOT_SHOWN_AT_A_TABLE:
+            continue
         data = yaml.safe_load(file.read_text(encoding="utf-8"))
         data.pop("patterns", None)  # bot_speech.yaml's regular expressions read any speech, not shown text
         for word_list in ("skip_words", "yes_words", "no_words", "asc_words", "desc_words"):

@@ -38,6 +38,11 @@ def score_command(
     pages: bool = typer.Option(False, "--replay-pages",
                                help="html: also write the replay page of every game a metric row links to "
                                     "(beside its transcript, as `arena view` does)."),
+    allow_unverified: bool = typer.Option(False, "--allow-unverified",
+                                          help="Score games of a tournament folder that fail `arena verify` (a "
+                                               "transcript changed since it was recorded, missing, or unknown "
+                                               "to the index) and list them in the report. Without it such "
+                                               "games stop the command with exit 1."),
     claims_reader: ClaimsReaderKind = typer.Option(
         ClaimsReaderKind.regex, "--claims-reader",
         help="Who reads the speeches for the claim metrics: regex (the rule-based reader, offline, the default) or "
@@ -54,10 +59,22 @@ def score_command(
 
     Every metric and its chance baseline is defined in docs/metrics.md.
     """
+    from arena.evaluate.load import find_transcripts
     from arena.evaluate.ratings import RatingConfig
     from arena.evaluate.report import render, score
+    from arena.tournament import unverified_transcripts
     from arena.transcript import TranscriptError
 
+    # Tournament folders are checked first, as `arena verify` checks them: a changed game is not rated unnoticed.
+    unverified = unverified_transcripts(find_transcripts(paths))
+    if unverified and not allow_unverified:
+        for problem in unverified[:20]:
+            typer.secho(problem, err=True, fg=typer.colors.RED)
+        more = f" (and {len(unverified) - 20} more)" if len(unverified) > 20 else ""
+        typer.secho(f"error: {len(unverified)} game(s) fail `arena verify`{more}; nothing scored. Restore them, "
+                    "or score them anyway with --allow-unverified (they are then listed in the report)",
+                    err=True, fg=typer.colors.RED)
+        raise typer.Exit(1)
     reader = None
     if claims_reader is ClaimsReaderKind.model:
         from agents.providers import ProviderConfigError
@@ -75,6 +92,7 @@ def score_command(
     if reader is not None:
         reader.close()
         typer.echo(f"claims read by {report.claims_reader}", err=True)
+    report.unverified = unverified
     if report.availability.games == 0 and not report.forks_excluded:
         raise TranscriptError(_nothing_scored(paths, report))
     if out is None and fmt is ReportFormat.html:  # a page belongs in a file, as `arena view` writes one

@@ -13,6 +13,7 @@ so a family always reads the table as it stood when the line was written.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable
@@ -919,17 +920,30 @@ def _begin(game: RawGame, acc: Accumulator) -> GameContext | None:
     winner = str(result["winner"])
     avail.games += 1
     # Only what the config card needs: ten thousand full switch tables would just weigh on memory.
-    acc.headers.append({
-        "preset": board, "rules": header.get("rules") or {}, "seed": header.get("seed"),
+    # Games with equal summaries share one dict, and each game's seed is an int in acc.seeds.
+    summary = {
+        "preset": board, "rules": header.get("rules") or {},
         "switches_key": hash(tuple(sorted((k, repr(v)) for k, v in (header.get("switches") or {}).items()))),
         "agents": roster_keys(acc, header["agents"]), "lang": header.get("lang", "en"),
         "package_version": header.get("package_version", "?"), "fork": header.get("fork"),
-    })
-    acc.records.append(GameRecord(
-        game_id=header["game_id"], board=board, winner=winner, seed=header.get("seed"),
-        seats=tuple(SeatRecord(seat=s, agent=agent_of.get(s, "?"), role=roles[s],
-                               side="wolf" if is_wolf_card(roles[s]) else "good") for s in sorted(roles)),
-    ))
+    }
+    summary_key = json.dumps(summary, sort_keys=True, default=str)
+    acc.headers.append(acc.header_kinds.setdefault(summary_key, summary))
+    seed = header.get("seed")
+    if isinstance(seed, int) and not isinstance(seed, bool) and -2**63 <= seed < 2**63:
+        acc.seeds.append(seed)
+    seating = tuple((s, agent_of.get(s, "?"), roles[s]) for s in sorted(roles))
+    seats = acc.seatings.get(seating)
+    if seats is None:
+        seats = acc.seatings[seating] = tuple(
+            SeatRecord(seat=s, agent=agent, role=role, side="wolf" if is_wolf_card(role) else "good")
+            for s, agent, role in seating)
+    # Fields of checked types (the header and result were read as such): built without re-validation,
+    # its seats shared with every game of the same seating.
+    fields = dict(game_id=header["game_id"], board=board, winner=winner, seed=seed, seats=seats)
+    acc.records.append(GameRecord.model_construct(**fields, abandoned=False)
+                       if type(seed) in (int, type(None)) and type(fields["game_id"]) is str and type(board) is str
+                       else GameRecord(**fields))
     acc.start_game(board, header.get("seed"), header["game_id"], game.path)
     return GameContext(game=game, acc=acc, roles=roles, agent_of=agent_of, board=board, winner=winner)
 

@@ -15,7 +15,7 @@ import math
 import zlib
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -353,7 +353,7 @@ def _flag_against_chance(rows: list[MetricRow], alpha: float = 0.05) -> int:
     return len(tested)
 
 
-def _examples(acc: Accumulator, clusters: list[int]) -> list[str]:
+def _examples(acc: Accumulator, clusters: Sequence[int]) -> list[str]:
     out: list[str] = []
     for c in dict.fromkeys(clusters):
         out.extend(acc.cluster_games.get(c, []))

@@ -94,6 +94,8 @@ class Report(BaseModel):
     tool: str = f"werewolf-arena {__version__} evaluator"
     sources: list[str]
     skipped: list[str] = Field(default_factory=list, description="unreadable transcripts left out, with why")
+    unverified: list[str] = Field(default_factory=list, description=(
+        "games scored although they fail `arena verify` (arena score --allow-unverified), with why"))
     config: ConfigCard | None
     availability: Availability
     ratings: BTRatings
@@ -115,7 +117,7 @@ class Report(BaseModel):
         "false_check_exiled, ...): the rule-based regex reader, or a model with its prompt hash"))
 
 
-def _config_card(headers: Sequence[dict[str, Any]]) -> ConfigCard | None:
+def _config_card(headers: Sequence[dict[str, Any]], seeds: Sequence[int] = ()) -> ConfigCard | None:
     if not headers:
         return None
     boards = Counter(h["preset"] for h in headers)
@@ -143,7 +145,7 @@ def _config_card(headers: Sequence[dict[str, Any]]) -> ConfigCard | None:
     all_versions: Counter[str] = Counter()
     for c in versions.values():
         all_versions.update(c)
-    seeds = [seed for h in headers if isinstance(seed := h.get("seed"), int)]
+    seeds = list(seeds) + [seed for h in headers if isinstance(seed := h.get("seed"), int)]
     return ConfigCard(
         boards=dict(sorted(boards.items())),
         rule_overrides=overrides,
@@ -261,8 +263,9 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
     t4 = time.perf_counter()
     excluded = 0 if fork_acc is None else sum(getattr(fork_acc.avail, k) for k in ("games", "incomplete", "abandoned"))
     headers = acc.headers if fork_acc is None else acc.headers + fork_acc.headers
+    seeds = acc.seeds if fork_acc is None else acc.seeds + fork_acc.seeds
     return Report(
-        sources=sources, skipped=skipped, config=_config_card(headers),
+        sources=sources, skipped=skipped, config=_config_card(headers, seeds),
         availability=Availability.from_counts(acc.avail), ratings=ratings, openskill=open_skill, pairwise=pairwise,
         copeland=copeland(pairwise, ratings) if pairwise else None, metrics=metrics, balance=balance, forks=fork_report,
         forks_counted=fork_acc is None, forks_excluded=excluded, claims_reader=active_reader_name(),
@@ -408,6 +411,9 @@ def render_md(report: Report) -> str:
     if policy:
         out += [policy, ""]
     out += [f"Claims read by: {report.claims_reader} (see docs/metrics.md, Claim extractor).", ""]
+    if report.unverified:
+        out += [f"**Unverified: {len(report.unverified)} game(s) scored although they fail `arena verify`:**", ""]
+        out += [f"- {msg}" for msg in report.unverified[:20]] + [""]
     if report.skipped:
         out += [f"{len(report.skipped)} unreadable transcript(s) skipped:", ""]
         out += [f"- {msg}" for msg in report.skipped[:20]] + [""]
@@ -764,6 +770,10 @@ def render_html(report: Report, base: Path | None = None) -> str:
     policy = _fork_policy(report)
     if policy:
         parts.append(f"<p>{html.escape(policy.replace('`', ''))}</p>")
+    if report.unverified:
+        parts.append(f"<p class='needs'><b>Unverified: {len(report.unverified)} game(s) scored although they fail "
+                     "arena verify:</b></p><ul>" + "".join(f"<li>{html.escape(m)}</li>" for m in report.unverified[:20])
+                     + "</ul>")
     if report.config:
         c = report.config
         parts.append("<h2>Config card</h2>")

@@ -102,6 +102,17 @@ def _wolves_meet_goal(state: GameState, alive: list[int]) -> WinReason | None:
     return None
 
 
+def _village_meets_goal(state: GameState, alive: list[int], alive_camps: list[Camp]) -> WinReason | None:
+    """R171 by ``village_win``: nobody of the wolves or lovers camp alive (000: 「殺死所有狼人及壞身份」), or under
+    ``all_wolves_dead`` no wolf card alive (004 §C-win: 「好人阵营胜利条件：所有狼人死亡」), so a Cupid playing for
+    the wolves or a third-party Cupid whose lovers are dead no longer holds the game open."""
+    if not any(c in (Camp.WOLVES, Camp.LOVERS) for c in alive_camps):
+        return WinReason.NO_WOLVES_OR_THIRD_PARTY
+    if state.rules.switches.village_win == "all_wolves_dead" and not any(is_wolf_card(state.card(s)) for s in alive):
+        return WinReason.ALL_WOLVES_DEAD
+    return None
+
+
 def check_winner(state: GameState, before: set[Camp], *,
                  also_dead: frozenset[int] = frozenset()) -> tuple[Winner, WinReason] | None:
     """The result after a batch, by priority lovers > wolves > village (R98), or None.
@@ -118,8 +129,10 @@ def check_winner(state: GameState, before: set[Camp], *,
         goal = _wolves_meet_goal(state, alive)
         if goal:
             return Winner.WOLVES, goal
-    if Camp.VILLAGE in before and not any(c in (Camp.WOLVES, Camp.LOVERS) for c in alive_camps):
-        return Winner.VILLAGE, WinReason.NO_WOLVES_OR_THIRD_PARTY
+    if Camp.VILLAGE in before:
+        village = _village_meets_goal(state, alive, alive_camps)
+        if village:
+            return Winner.VILLAGE, village
     if not alive:
         return Winner.DRAW, WinReason.NOBODY_ALIVE
     return None
