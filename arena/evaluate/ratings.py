@@ -497,14 +497,14 @@ def _openskill_once(model: TwoTeamPlackettLuce, matches: list[Match | None]) -> 
         moved: dict[str, list[float]] = {}
         for side, team in zip((good, wolf), new):
             for (agent, n), (new_mu, new_s, _) in zip(side, team):
-                row = moved.setdefault(agent, [0.0, 0.0, 0])
+                row = moved.setdefault(agent, [0.0, 0.0, 0.0])  # seat-weighted d_mu, sigma; seats
                 row[0] += n * (new_mu - mu[agent])
                 row[1] += n * new_s
                 row[2] += n
         for agent in sorted(moved):
-            d_mu, s_sum, n = moved[agent]
-            mu[agent] += d_mu / n
-            sigma[agent] = s_sum / n
+            d_mu, s_sum, seats = moved[agent]
+            mu[agent] += d_mu / seats
+            sigma[agent] = s_sum / seats
             played[agent] += 1
     return mu, sigma, played
 
