@@ -101,7 +101,8 @@ CATALOGUE: list[MetricDef] = [
               "good seats among the other living seats (a random pass)", higher_is="neither"),
     MetricDef("badge_end_side", "outcomes", "Games ending with the badge on the agent's side", "rate",
               "none (depends on board and election): compare entries", needs="sheriff"),
-    MetricDef("vote_sway", "persuasion", "Vote sway (VSS): other voters' first-round exile ballots matching a "
+    MetricDef("vote_sway", "persuasion", "Vote sway (ballot agreement, not Kaggle Game Arena's VSS): other voters' "
+              "first-round exile ballots matching a "
               "discussion speaker's", "rate", "1/k for a uniform vote over the voter's k targets",
               chance_corrected=True),
     MetricDef("self_play_balance", "outcomes", "Village win rate in self-play, by board", "rate",
@@ -128,6 +129,10 @@ CATALOGUE: list[MetricDef] = [
     MetricDef("false_claim_believed", "deception",
               "A wolf's god-role claim lowers good seats' wolf belief in it", "rate",
               "0.5 (a belief moves down as often as up)", needs="beliefs"),
+    MetricDef("false_check_pull", "deception",
+              "A wolf's false check that turns other agents' good voters (intent elsewhere before it) onto the target",
+              "rate", "1/(k-1): a uniform vote over the targets other than the prior intent", needs="beliefs_at_speech",
+              chance_corrected=True),
     MetricDef("wolf_steered_exile", "deception",
               "Exile rounds where this wolf voted out a good seat and the wolves' ballots were pivotal", "rate",
               "no closed form: compare with bot:random in the same tournament"),
@@ -173,6 +178,9 @@ CATALOGUE: list[MetricDef] = [
               "0 for an agent that always answers legally", higher_is="worse"),
     MetricDef("fallback_rate", "honesty and reliability", "Decisions settled by the default (fallback)", "rate",
               "0", higher_is="worse"),
+    MetricDef("truncated_replies", "honesty and reliability",
+              "Decisions with a reply cut off by the token limit (counted apart from fallbacks)", "rate", "0",
+              higher_is="worse"),
     MetricDef("tokens_per_decision", "honesty and reliability", "Tokens per decision", "mean", "—",
               needs="usage", higher_is="neither"),
     MetricDef("tokens_per_game", "honesty and reliability", "Tokens per seat-game", "mean", "—",
