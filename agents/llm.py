@@ -47,9 +47,10 @@ from agents.llm_answer import (
     read_answer,
     read_beliefs,
     read_self_destruct,
+    read_summary,
 )
 from agents.llm_prompts import LANGS, PROMPTS_DIR, LastBeliefs, PromptBuilder, latest_proposal
-from agents.providers.base import ChatMessage, GenerateOptions, Usage
+from agents.providers.base import AnswerSchema, ChatMessage, GenerateOptions, Usage
 from agents.providers.secrets import FORBIDDEN_OPTIONS, redact, redact_known
 from agents.providers.wrapper import ManagedProvider
 from arena.actions import (
@@ -81,12 +82,11 @@ class LLMAgentOptions(BaseModel):
 
     lang: Literal["en", "zh"] | None = Field(default=None, description="None: the observation's language")
     memory: Literal["full", "summary"] = "full"
-    summary_window: int = Field(default=1, ge=1, description=(
-        "phases kept verbatim under summary memory (1: the current one; the phase before keeps no speech "
-        "under summary memory, so it reads as well, in fewer tokens, as a digest line)"))
-    summary_speech_chars: int | None = Field(default=None, ge=20, description=(
-        "summary memory: speeches in the phases kept are cut to this (None: the template's "
-        "summary_speech_chars, 200 in English, 100 in Chinese)"))
+    summary_max_chars: int = Field(default=1200, ge=100, description=(
+        "summary memory: the length asked of the seat's own summary of each day, written at its end"))
+    claims_line: Literal["off", "reader"] = Field(default="off", description=(
+        "off: no claims line in the prompt; reader: the automatic reading of the speeches "
+        "(arena.evaluate.claims), labelled as such, each item with its day"))
     max_repairs: int = Field(default=2, ge=0, description="re-asks after an unusable answer")
     self_destruct: Literal["own_turn", "always", "never"] = "own_turn"
     beliefs: Literal["off", "votes", "day_end", "every_speech"] = Field(default="votes", description=(
@@ -174,6 +174,7 @@ class LLMAgent:
         self.usage = Usage()
         self.reached = False  # has the endpoint ever answered this seat?
         self._kept: KeptSpeech | None = None  # the speech given with the last self-destruct answer
+        self._summary_calls: list[tuple[int, _Asked]] = []  # day summaries asked since the last decision
 
     @property
     def belief_mode(self) -> str:
@@ -209,9 +210,8 @@ class LLMAgent:
     def builder(self, lang: str) -> PromptBuilder:
         if lang not in self._builders:
             self._builders[lang] = PromptBuilder(lang, self.seat, memory=self.options.memory,
-                                                 window=self.options.summary_window,
-                                                 speech_chars=self.options.summary_speech_chars,
-                                                 self_destruct=self.options.self_destruct)
+                                                 self_destruct=self.options.self_destruct,
+                                                 claims_line=self.options.claims_line)
         return self._builders[lang]
 
     # ---- decisions that need no model -----------------------------------------------------
@@ -275,6 +275,8 @@ class LLMAgent:
         skipped = self._skip(observation, request)
         if skipped is not None:
             return skipped
+        self._tell_stand_in(observation, request)
+        await self._summarize_days(observation)
         ctx = request.context or {}
         if (request.kind in SELF_DESTRUCT_KINDS and ctx.get("before_speaker") == self.seat
                 and ctx.get("speech") and ctx.get("max_chars")):  # the offer says which speech comes next
@@ -361,6 +363,42 @@ class LLMAgent:
                          "speech_kept": not destruct}
         return Answer(value=destruct, reasoning=read.reasoning, notes=read.notes, extras=extras)
 
+    async def _summarize_days(self, observation: Observation) -> None:
+        """Summary memory: at this seat's first call after a day has ended, its model writes its own
+        summary of that day with the whole day in view; the summary is kept (appended, never rewritten)
+        and replaces that day's other speeches in later prompts (agents.llm_prompts.render_history)."""
+        if self.options.memory != "summary" or not observation.events:
+            return
+        lang = self.options.lang or observation.lang or "en"
+        builder = self.builder(lang)
+        phase = observation.events[-1].phase
+        ended = sorted({int(e.phase[1:]) for e in observation.events
+                        if e.phase.startswith("D") and e.phase[1:].isdigit() and e.phase != phase})
+        for day in ended:
+            if day in builder.summaries:
+                continue
+            chars = self.options.summary_max_chars
+            built = builder.build_day_summary(observation, day, chars)
+            schema = AnswerSchema(name="day_summary", json_schema={
+                "type": "object", "properties": {"summary": {"type": "string", "maxLength": chars,
+                                                             "description": "your own summary of the day"}},
+                "required": ["summary"], "additionalProperties": False})
+
+            def parse(reply: Any) -> str:
+                return read_summary(reply.text, reply.parsed, chars)
+
+            asked = await self._ask(built.messages, schema, parse, lambda error: builder.repair(error, ""))
+            builder.summaries[day] = str(asked.value) if asked.ok else ""  # a failed summary is not re-asked
+            self._summary_calls.append((day, asked))
+
+    def _tell_stand_in(self, observation: Observation, request: DecisionRequest) -> None:
+        """``mock:talker``'s side channel: the seat's own observation before its call, the facts a real
+        model reads in its prompt (the stand-in never reads the prompt, so a game plays the same
+        under every memory strategy)."""
+        observe = getattr(self.provider.provider, "observe", None)
+        if observe is not None:
+            observe(observation, request, self.options.lang or observation.lang or "en")
+
     def _keep_notes(self, read: ReadAnswer) -> None:
         if read.notes:
             self.notes = read.notes[: self.options.notes_max_chars]
@@ -436,6 +474,17 @@ class LLMAgent:
 
     def _extras(self, asked: "_Asked", memory: dict[str, Any]) -> AnswerExtras:
         record, usage, messages = asked.record, asked.usage, asked.messages
+        if self._summary_calls:  # the day summaries asked before this decision are billed with it
+            memory = {**memory, "day_summaries": {}}
+            for day, written in self._summary_calls:
+                record.calls += written.record.calls
+                record.retries += written.record.retries
+                record.transport_errors += written.record.transport_errors
+                usage.add(written.usage)
+                record.cost_usd = (None if record.cost_usd is None or written.record.cost_usd is None
+                                   else round(record.cost_usd + written.record.cost_usd, 8))
+                memory["day_summaries"][str(day)] = written.value if written.ok else {"error": written.error}
+            self._summary_calls = []
         self.calls += record.calls
         self.usage.add(usage)
         if self.options.record_prompt == "full":

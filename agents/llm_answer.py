@@ -96,6 +96,20 @@ def answer_schema(request: Any, *, belief_seats: list[int] | None = None, name: 
                                                 "required": list(props), "additionalProperties": False})
 
 
+def read_summary(text: str, parsed: dict[str, Any] | None, max_chars: int) -> str:
+    """A day summary's text: the ``summary`` field of the JSON answer, or the reply's prose."""
+    value = (parsed or {}).get("summary") if parsed else None
+    if value is None:
+        try:
+            obj = json.loads(text)
+            value = obj.get("summary") if isinstance(obj, dict) else None
+        except ValueError:
+            value = text
+    if not isinstance(value, str) or not value.strip():
+        raise AnswerFormatError('write your summary as a non-empty string in "summary"')
+    return value.strip()[:max_chars]
+
+
 def belief_schema(seats: list[int], name: str = "beliefs") -> AnswerSchema:
     """The belief update's answer: P(wolf) for each of ``seats``, nothing else (no reasoning: it is cheap)."""
     return AnswerSchema(name=name, json_schema={"type": "object", "properties": {"beliefs": {

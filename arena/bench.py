@@ -62,6 +62,9 @@ class BenchSuite(BaseModel):
     belief_mode: Literal["on", "off", "votes", "day_end", "every_speech"] = Field("on", description=(
         "how LLM agents report private wolf beliefs (arena.rules.beliefs): off, votes (\"on\"), day_end or "
         "every_speech"))
+    memory: Literal["full", "summary"] = Field("full", description=(
+        "the memory strategy of LLM agents (agents.llm_prompts); the suite's must pass the recall audit "
+        "(benchmarks/recall_audit.py, tests/test_memory_recall.py)"))
     reference: list[RosterEntry] = Field(min_length=1, description="the fixed reference roster")
     headline: list[str] = Field(min_length=1, description=(
         "metric ids shown in the entry; id@group picks a group (default: all), e.g. win_rate@side:good"))
@@ -100,6 +103,8 @@ def bench_tournament(suite: BenchSuite, agent: str, label: str, options: dict[st
     opts = dict(options or {})
     if not agent.startswith("bot:") and "beliefs" not in opts:
         opts["beliefs"] = "votes" if suite.belief_mode == "on" else suite.belief_mode
+    if not agent.startswith("bot:") and "memory" not in opts:
+        opts["memory"] = suite.memory
     roster = [*suite.reference, RosterEntry(label=label, agent=agent, options=opts)]
     return TournamentConfig(name=f"{suite.name}-{suite.version}-{label}", roster=roster, boards=suite.boards,
                             deals=deals or suite.deals, seed=suite.seed, seating=suite.seating, lang=suite.lang,
@@ -163,6 +168,7 @@ class EntryCard(BaseModel):
     seed: int
     lang: str
     belief_mode: str
+    memory: str = Field("full", description="the memory strategy of the suite's LLM seats")
     games: int
     agent_spec: str
     agent_options: dict[str, Any]
@@ -243,6 +249,7 @@ def make_entry(report: Any, suite: BenchSuite, suite_sha: str, label: str, cfg: 
             arena_version=__version__, arena_commit=_arena_commit(), suite=suite.name, suite_version=suite.version,
             suite_sha256=suite_sha, deals=cfg.deals, reduced=cfg.deals < suite.deals,
             boards=[b.preset for b in suite.boards], seed=suite.seed, lang=suite.lang, belief_mode=suite.belief_mode,
+            memory=suite.memory,
             games=ratings.games_used, agent_spec=next(r.agent for r in cfg.roster if r.label == label),
             agent_options=entry_opts, served_models=served,
             prompt_hashes={name: sorted(r.prompt_versions) for name, r in sorted(roster.items())},

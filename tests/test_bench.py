@@ -42,12 +42,12 @@ def test_the_shipped_suite_runs_end_to_end_on_a_reduced_size(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     entry = load_entry(out / "entry.json")
     assert entry.card.reduced and entry.card.deals == 1 and entry.card.games == 6
-    assert entry.card.suite == "werewolf-bench" and entry.card.suite_version == "1"
+    assert entry.card.suite == "werewolf-bench" and entry.card.suite_version == "2"
     assert {r.label for r in entry.reference} == {"ref-heuristic", "ref-random"}
     assert [h.metric for h in entry.headline][:2] == ["win_rate@side:good", "win_rate@side:wolf"]
     assert entry.roles and entry.cost.decisions > 0
     assert "cand" in entry.card.prompt_hashes
-    assert (out / "entry.md").read_text(encoding="utf-8").startswith("# cand on werewolf-bench v1")
+    assert (out / "entry.md").read_text(encoding="utf-8").startswith("# cand on werewolf-bench v2")
     # an entry never separates entries from a handful of games (6 here, under the 10-game floor)
     assert {r.rank for r in [entry.rating, *entry.reference]} == {1}
 

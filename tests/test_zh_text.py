@@ -43,7 +43,7 @@ WORD = re.compile(r"[A-Za-z][A-Za-z_]+")
 #: English a Chinese prompt may hold: the JSON answer format the model must write (keys and literals), the
 #: words the human seat may type (skip/pass, y/n), the replay page's key names, and the board id beside its
 #: title on the page's subtitle (a board has no Chinese id).
-ALLOWED_WORDS = {"reasoning", "action", "notes", "beliefs", "true", "false", "null", "pass", "skip", "start",
+ALLOWED_WORDS = {"reasoning", "action", "notes", "beliefs", "summary", "true", "false", "null", "pass", "skip", "start",
                  "direction", "asc", "desc", "PK", "speech", "seat", "kind", "Home", "End", "JSON",
                  "self_destruct"}  # JSON keys and values the answer carries, as the model must write them
 

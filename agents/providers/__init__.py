@@ -50,5 +50,9 @@ def make_provider(kind: str, model: str, *, base_url: str | None = None, timeout
     if kind == "mock":
         from agents.providers.mock import MockProvider
 
+        if model.split("-")[0] == "talker":
+            from agents.providers.talker import TalkerProvider
+
+            return TalkerProvider(model, **extra)
         return MockProvider(model, **extra)
     raise ProviderConfigError(f"unknown provider {kind!r}; known: {', '.join(PROVIDER_KINDS)}")

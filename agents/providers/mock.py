@@ -76,6 +76,9 @@ class MockConfig(BaseModel):
     #: How prompt and reply lengths become tokens: ``chars4`` (characters / 4, no dependency) or a real
     #: offline BPE vocabulary of the ``bpe-openai`` package (``cl100k_base``, ``o200k_base``).
     tokenizer: Literal["chars4", "cl100k_base", "o200k_base"] = "chars4"
+    #: ``mock:talker`` only: the share of each formatting shape of its speeches (agents.providers.talker).
+    shapes: dict[Literal["bullets", "table", "arrows", "emoji", "traditional", "fullwidth", "cn_numerals"],
+                 float] = Field(default_factory=dict)
 
 
 def _tokens(chars: int) -> int:
@@ -106,6 +109,7 @@ class PrefixCache:
     def __init__(self) -> None:
         self._prompts: list[str] = []
         self.seats: set[int] = set()  # the seats of the table that use it (see table_cache)
+        self.labels: dict[str, Any] = {}  # mock:talker: what each speech of the table means (SpeechLabels)
 
     def __len__(self) -> int:
         return len(self._prompts)
