@@ -175,6 +175,7 @@ class LLMAgent:
         self.reached = False  # has the endpoint ever answered this seat?
         self._kept: KeptSpeech | None = None  # the speech given with the last self-destruct answer
         self._summary_calls: list[tuple[int, _Asked]] = []  # day summaries asked since the last decision
+        self._lang: str | None = None  # the language of the decision being asked
 
     @property
     def belief_mode(self) -> str:
@@ -268,6 +269,7 @@ class LLMAgent:
 
     async def _decide(self, observation: Observation, request: DecisionRequest) -> Answer:
         kept, self._kept = self._kept, None  # a kept speech answers only the very next request
+        self._lang = self.options.lang or observation.lang or "en"  # sizes max_tokens (agents.providers.budget)
         if kept is not None:
             reused = kept.answer(observation, request, self._speech_chars(request))
             if reused is not None:
@@ -424,7 +426,8 @@ class LLMAgent:
             if attempt and time.monotonic() >= deadline:
                 asked.error = f"decision deadline of {self.provider.policy.decision_deadline:g}s passed ({asked.error})"
                 break
-            result = await self.provider.call(asked.messages, schema=schema, options=self.generate, deadline=deadline)
+            result = await self.provider.call(asked.messages, schema=schema, options=self.generate, deadline=deadline,
+                                              lang=self._lang)
             record.calls += 1
             record.retries += max(len(result.tries) - 1, 0)
             record.transport_errors += [t.error for t in result.tries if t.error]
@@ -440,6 +443,8 @@ class LLMAgent:
             reply = result.reply
             assert reply is not None
             record.replies.append(ReplyProvenance(**reply.provenance()))
+            if reply.truncated:
+                record.cut_off += 1
             # A server may echo what it was sent: the recorded reply never holds a known key.
             raw = redact_known(reply.text[: self.options.raw_reply_max_chars])
             asked.raw_reply = {"text": raw, "thinking": redact_known(reply.thinking)} if reply.thinking else raw

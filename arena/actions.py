@@ -274,6 +274,8 @@ class ModelUsage(BaseModel):
     cost_usd: float | None = Field(default=None, description="None when a model is not in the price table")
     calls: int = 0
     retries: int = 0
+    cut_off: int = Field(default=0, description=(
+        "replies cut off at the token limit (finish_reason length / max_tokens / max_output_tokens)"))
     transport_errors: list[str] = Field(default_factory=list)
     provider: str | None = None
     model: str | None = None

@@ -483,3 +483,19 @@ def test_scoring_counters_match_the_availability_report():
     from arena.evaluate.accumulate import Availability, Counts
 
     assert [f.name for f in fields(Counts)] == list(Availability.model_fields)
+
+
+def test_a_fallback_after_a_cut_off_reply_is_counted_apart(tmp_path: Path) -> None:
+    """#25 item 8: a decision settled by the default because the model's last reply was cut off at
+    the token limit counts in cut_off_fallback_rate, not in fallback_rate."""
+    b = Builder(ROLES2, AGENTS2, "cutoff")
+    cut = {"cut_off": 2, "replies": [{"finish_reason": "length"}, {"finish_reason": "max_output_tokens"}]}
+    b.dec(5, "speech", "D1", defaulted=True, usage={"input": 100, "output": 50, **cut})
+    b.dec(6, "speech", "D1", defaulted=True, usage={"input": 100, "output": 50, "cut_off": 0,
+                                                    "replies": [{"finish_reason": "stop"}]})
+    b.dec(5, "speech", "D2", usage={"input": 100, "output": 50, "cut_off": 1,
+                                    "replies": [{"finish_reason": "length"}, {"finish_reason": "stop"}]})
+    m = score_files(b.write(tmp_path, "village", alive=[1, 2, 3, 4]))
+    cut_rate, plain = row(m, "cut_off_fallback_rate", "C"), row(m, "fallback_rate", "C")
+    assert (cut_rate.value, cut_rate.n) == (pytest.approx(1 / 3), 3)  # seat 5's D1 speech
+    assert (plain.value, plain.n) == (pytest.approx(1 / 3), 3)  # seat 6's: its reply was not cut off

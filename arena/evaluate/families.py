@@ -246,8 +246,20 @@ class Outcomes(Family):
             acc.rate("self_play_balance", only_agent, good_won, 0.5, group=ctx.board)
 
 
+CUT_OFF_REASONS = frozenset({"length", "max_tokens", "max_output_tokens", "model_context_window_exceeded"})
+
+
+def last_reply_cut_off(usage: Any) -> bool:
+    """The decision's last model reply was cut off at the token limit (its ``usage`` record)."""
+    if not isinstance(usage, dict) or not usage.get("cut_off"):
+        return False
+    replies = usage.get("replies") or []
+    last = replies[-1] if replies and isinstance(replies[-1], dict) else {}
+    return last.get("finish_reason") in CUT_OFF_REASONS
+
+
 class Reliability(Family):
-    """invalid_answers, fallback_rate, tokens, cost, latency, reasoning_consistency."""
+    """invalid_answers, fallback_rate, cut_off_fallback_rate, tokens, cost, latency, reasoning_consistency."""
 
     DECISIONS = True
 
@@ -268,8 +280,13 @@ class Reliability(Family):
         attempts = line.get("attempts") or []
         invalid = bool(line.get("refused")) or any(at.get("error") for at in attempts if isinstance(at, dict))
         acc.rate("invalid_answers", a, 1.0 if invalid else 0.0, 0.0)
-        acc.rate("fallback_rate", a, 1.0 if (line.get("defaulted") or line.get("refused")) else 0.0, 0.0)
         usage = line.get("usage")
+        # A fallback after a reply cut off at the token limit is counted apart: the seat's max_tokens,
+        # not the model's answer, settled it.
+        cut_off = bool(line.get("defaulted")) and last_reply_cut_off(usage)
+        fell_back = bool(line.get("defaulted") or line.get("refused")) and not cut_off
+        acc.rate("fallback_rate", a, 1.0 if fell_back else 0.0, 0.0)
+        acc.rate("cut_off_fallback_rate", a, 1.0 if cut_off else 0.0, 0.0)
         if usage:
             tokens = usage_tokens(usage)
             if tokens is not None:
@@ -304,7 +321,7 @@ class Reliability(Family):
         plain = ctx.game.plain_decisions
         for s, count in plain.items():
             a = ctx.agent(s)
-            for metric in ("invalid_answers", "fallback_rate"):
+            for metric in ("invalid_answers", "fallback_rate", "cut_off_fallback_rate"):
                 acc.rates[(metric, a, ALL)].add_misses(count, 0.0, acc.cluster)
         acc.avail.decisions += self.decisions + sum(plain.values())
         for s in sorted(self.has_usage):
