@@ -46,6 +46,7 @@ from agents.llm_answer import (
     clean_beliefs,
     read_answer,
     read_beliefs,
+    read_claims,
     read_self_destruct,
     read_summary,
 )
@@ -87,6 +88,9 @@ class LLMAgentOptions(BaseModel):
     claims_line: Literal["off", "reader"] = Field(default="off", description=(
         "off: no claims line in the prompt; reader: the automatic reading of the speeches "
         "(arena.evaluate.claims), labelled as such, each item with its day"))
+    declare_claims: bool = Field(default=True, description=(
+        "a speech answer lists the public claims it makes (\"claims\"); they are appended to the speech, "
+        "in the table's words, so every listener reads them exactly (#25 item 4)"))
     max_repairs: int = Field(default=2, ge=0, description="re-asks after an unusable answer")
     self_destruct: Literal["own_turn", "always", "never"] = "own_turn"
     beliefs: Literal["off", "votes", "day_end", "every_speech"] = Field(default="votes", description=(
@@ -212,7 +216,8 @@ class LLMAgent:
         if lang not in self._builders:
             self._builders[lang] = PromptBuilder(lang, self.seat, memory=self.options.memory,
                                                  self_destruct=self.options.self_destruct,
-                                                 claims_line=self.options.claims_line)
+                                                 claims_line=self.options.claims_line,
+                                                 declare_claims=self.options.declare_claims)
         return self._builders[lang]
 
     # ---- decisions that need no model -----------------------------------------------------
@@ -303,12 +308,16 @@ class LLMAgent:
                               beliefs=self.options.beliefs == "votes", speech_chars=speech_chars)
         schema = answer_schema(request, belief_seats=built.belief_seats,
                                reasoning_chars=self.options.reasoning_max_chars,
-                               notes_chars=self.options.notes_max_chars, speech_chars=speech_chars)
+                               notes_chars=self.options.notes_max_chars, speech_chars=speech_chars,
+                               claims=self.options.declare_claims)
         legal_type = getattr(request.legal, "type", None)
 
         def parse(reply: Any) -> tuple[ReadAnswer, Any]:
             read = read_answer(reply.text, reply.parsed, legal_type)
-            return read, request.check(read.action)
+            value = request.check(read.action)
+            if legal_type == "text":
+                value = self._declared(builder, request, read, value, observation.players)
+            return read, value
 
         asked = await self._ask(built.messages, schema, parse, lambda error: builder.repair(error, built.legal_text))
         extras = self._extras(asked, built.memory)
@@ -337,14 +346,14 @@ class LLMAgent:
                               self_destruct_kind=str(request.kind))
         schema = answer_schema(speech, reasoning_chars=self.options.reasoning_max_chars,
                                notes_chars=self.options.notes_max_chars, speech_chars=speech_chars,
-                               self_destruct=True)
+                               self_destruct=True, claims=self.options.declare_claims)
 
         def parse(reply: Any) -> tuple[ReadAnswer, bool, str | None]:
             read = read_answer(reply.text, reply.parsed, "text")
             destruct = request.check(read_self_destruct(read))
             # The answer is judged whole: a bad speech is re-asked even beside a self-destruct (which
             # then gives none), as any bad part of an answer is.
-            text = speech.check(read.action)
+            text = self._declared(builder, speech, read, speech.check(read.action), observation.players)
             return (read, True, None) if destruct else (read, False, text)
 
         asked = await self._ask(built.messages, schema, parse, lambda error: builder.repair(error, built.legal_text))
@@ -400,6 +409,24 @@ class LLMAgent:
         observe = getattr(self.provider.provider, "observe", None)
         if observe is not None:
             observe(observation, request, self.options.lang or observation.lang or "en")
+
+    def _declared(self, builder: PromptBuilder, request: DecisionRequest, read: ReadAnswer, text: Any,
+                  players: int) -> Any:
+        """The speech with the claims its answer declares appended (a public statement, in the table's
+        words), when the seat declares claims and the line fits the legal length; else the speech."""
+        if not self.options.declare_claims or not isinstance(text, str):
+            return text
+        claims = read_claims(read.payload, players)
+        if not claims:
+            return text
+        declared = text.rstrip() + "\n" + builder.declaration(claims)
+        limit = getattr(request.legal, "max_chars", None)
+        if limit and len(declared) > limit:
+            return text  # the speech is the seat's; a declaration that does not fit is left out
+        try:
+            return request.check(declared)
+        except IllegalAnswer:
+            return text
 
     def _keep_notes(self, read: ReadAnswer) -> None:
         if read.notes:

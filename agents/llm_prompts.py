@@ -14,13 +14,15 @@ prompt but for its last part (unless the seat's card has changed), and with the 
 Memory strategies:
 
 ``full``     every visible event, verbatim.
-``summary``  phases older than the last ``window`` phases are folded into a digest (ballots and
-             speaking orders dropped, speeches cut short); a digest never changes once written,
-             so the prefix stays cacheable and the prompt grows by a bounded amount per day.
+``summary``  every referee line verbatim too (the facts are cheap); today's speeches (at night, the
+             day just ended's) whole; of earlier days the seat's own speeches and the last words whole,
+             the other speeches folded into the summary the seat's own model wrote at the end of that
+             day (:meth:`PromptBuilder.build_day_summary`), kept for the rest of the game. Nothing is
+             cut to a length; the recall audit (benchmarks/recall_audit.py) checks it.
 
 Other players' speeches are untrusted data: each is quoted on one line, inside
-``<speech seat=N>…</speech>`` (full memory) or ``#N: «…»`` (summary memory, ``N号：「…」`` in
-Chinese: fewer tokens), with angle brackets and those quote marks, line breaks and the referee's mark
+``<speech seat=N>…</speech>`` (or ``#N: «…»``, ``N号：「…」`` in Chinese, in the short belief-update
+prompt), with angle brackets and those quote marks, line breaks and the referee's mark
 neutralised, so no text a player says can close the quote or start a line in the referee's voice.
 """
 
@@ -147,6 +149,15 @@ class EventRenderer:
             return fmt(self.t["events"]["speech"], n=e.seat, kind=kind, text=text)
         body = self._body(e)
         return None if body is None else f"{self.b.mark} {body}"
+
+    def declared_items(self, text: str) -> str | None:
+        """The items of the claims a speech declares (its last line, :meth:`PromptBuilder.declaration`)."""
+        line = str(self.b.decisions.get("declared", {}).get("line", ""))
+        head, _, tail = line.partition("{items}")
+        at = text.rfind("\n" + head)
+        if not head or at < 0 or not text.endswith(tail):
+            return None
+        return text[at + 1 + len(head): len(text) - len(tail)] or None
 
     def phase_name(self, phase: str) -> str:
         return fmt(self.t.get("digest_phase_night" if phase.startswith("N") else "digest_phase_day", "{p}"),
@@ -330,9 +341,18 @@ def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: 
     for phase, evs in blocks:
         day = int(phase[1:]) if phase[1:].isdigit() else 0
         fold = strategy == "summary" and phase.startswith("D") and day < first_whole
-        lines = [ln for ln in (renderer.line(e) for e in evs
-                               if not (fold and e.type == "speech" and e.kind != "last_words" and e.seat != renderer.seat))
-                 if ln]
+        lines = []
+        for e in evs:
+            if fold and e.type == "speech" and e.kind != "last_words" and e.seat != renderer.seat:
+                items = renderer.declared_items(e.text)  # a declaration is a public statement: it stays
+                if items:
+                    kind = renderer.t.get("speech_kinds", {}).get(e.kind, e.kind)
+                    lines.append(fmt(renderer.t["declared_folded"], n=e.seat, kind=kind,
+                                     items=quote_speech(items, renderer.b.mark)))
+                continue
+            ln = renderer.line(e)
+            if ln:
+                lines.append(ln)
         if fold:
             folded.append(phase)
             if summaries.get(day):
@@ -373,7 +393,7 @@ class BuiltPrompt:
 
 class PromptBuilder:
     def __init__(self, lang: str, seat: int, *, memory: str = "full", self_destruct: str = "own_turn",
-                 claims_line: str = "off"):
+                 claims_line: str = "off", declare_claims: bool = False):
         if memory not in ("full", "summary"):
             raise ValueError(f"unknown memory strategy {memory!r}; use full or summary")
         self.lang = lang
@@ -385,6 +405,8 @@ class PromptBuilder:
         self.summaries: dict[int, str] = {}
         #: ``off``: no claims line; ``reader``: the automatic reading of the speeches, labelled as such.
         self.claims_line = claims_line
+        #: Speech answers list their public claims (``claims``), appended to the speech (#25 item 4).
+        self.declare_claims = declare_claims
         self.renderer = EventRenderer(self.book, seat)
         #: When this seat is offered to self-destruct (the agent's policy), told to a seat that may.
         self.self_destruct = self_destruct
@@ -574,6 +596,8 @@ class PromptBuilder:
         ask = [*rules, fmt(template, **fields)]
         if getattr(request.legal, "type", None) == "text" and "listeners" in d:  # a speaker knows what its listeners keep
             ask.append(d["listeners"][self.memory])
+            if self.declare_claims:
+                ask.append(d["declared"]["ask"])
         if belief_seats:
             ask.append(d["beliefs_short" if self.memory == "summary" and "beliefs_short" in d else "beliefs_ask"])
         return {"state": "\n".join([now, *self.state_lines(view, self._events, order_is_alive=order_is_alive)]),
@@ -797,6 +821,16 @@ class PromptBuilder:
                     "notes": notes_line, "question": "\n".join(lines[asked_from:])}
         return BuiltPrompt(messages=messages, memory=memory, legal_text=r.sep.join(str(x) for x in request.legal.seats),
                            belief_seats=list(request.legal.seats), sections=sections)
+
+    def declaration(self, claims: Sequence[dict[str, Any]]) -> str:
+        """The line a speech's declared claims add to it (``declared.line``), in the table's words."""
+        t = self.book.decisions["declared"]
+        r = self.renderer
+        results = self.book.events.get("results", {})
+        items = [fmt(t[c["kind"]], role=r.role(c.get("role")), seat=r.s(c.get("seat")), then=r.s(c.get("then")),
+                     night=c.get("night") or "?", result=results.get(c.get("result") or "", c.get("result") or "?"))
+                 for c in claims]
+        return fmt(t["line"], items=t.get("sep", "; ").join(items))
 
     def build_day_summary(self, observation: Observation, day: int, chars: int) -> BuiltPrompt:
         """Summary memory's end-of-day call: the seat's prompt with day ``day`` shown whole (and the

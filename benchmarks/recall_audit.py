@@ -19,7 +19,7 @@ import asyncio
 from typing import Any
 
 from agents.llm_prompts import EventRenderer, prompt_book, quote_speech
-from agents.providers.talker import phrase_book, summary_item
+from agents.providers.talker import phrase_book, spoken, summary_item
 from agents.registry import make_agent
 from arena.config import get_preset
 from arena.engine import GameSetup
@@ -74,6 +74,14 @@ def blocks(text: str, renderer: EventRenderer, phases: list[str]) -> dict[str, s
     return {p: text[i:(found[k + 1][0] if k + 1 < len(found) else len(text))] for k, (i, p) in enumerate(found)}
 
 
+def declared_item(renderer: EventRenderer, c: Any) -> str:
+    """A claim as the speaker's declaration states it (prompts/<lang>/llm_decisions.yaml ``declared``)."""
+    t = renderer.b.decisions["declared"]
+    results = renderer.t.get("results", {})
+    return t[c.what].format(role=renderer.role(c.role), seat=renderer.s(c.target), then=renderer.s(c.then),
+                            night=c.night or "?", result=results.get(c.result or "", c.result or "?"))
+
+
 def audit_decision(lang: str, seat: int, events: list[Any], phase: str, prompt: str, labels: dict[str, Any],
                    tally: dict[str, list[int]]) -> None:
     book = prompt_book(lang)
@@ -99,11 +107,11 @@ def audit_decision(lang: str, seat: int, events: list[Any], phase: str, prompt: 
                 count("today's speeches whole", whole)
             if phase.startswith("N") and speech_day == day - 1:
                 count("night decisions see the day just ended", whole)
-            said = labels.get(e.text)
+            said = spoken(labels, e.text)
             for c in (said.own if said else ()):
                 if c.what == "vote_call":
                     continue
-                found = whole or summary_item(talk, c, speech_day) in block
+                found = whole or summary_item(talk, c, speech_day) in block or declared_item(renderer, c) in block
                 count("own earlier public claims" if e.seat == seat else "claims with their day", found)
                 if c.what == "badge_flow":
                     count("badge flows (警徽流)", found)

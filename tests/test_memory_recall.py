@@ -120,3 +120,37 @@ def test_the_witch_with_two_victims_is_told_both_and_nobody_is_not_none(lang):
                               legal=ChooseSeat(options=(1, 2), allow_none=True), default=None, context={"current": None})
     text = PromptBuilder(lang, 5).build(observation(lang=lang), appoint).messages[1].text
     assert "None" not in text.splitlines()[-1] and nobody in text.splitlines()[-1]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_model_seat_declares_its_claims_and_listeners_keep_them_exactly(lang):
+    """#25 item 4: a speech answer's ``claims`` are appended to the public speech in the table's words;
+    when that day is folded the declaration stays; nonsense items are left out, not guessed at."""
+    import asyncio
+    import json
+
+    from arena.actions import Speak
+    from agents.llm_answer import read_claims
+    from tests.test_llm_agent import agent_with
+
+    claims = [{"kind": "role", "role": "seer", "seat": None, "result": None, "night": None, "then": None},
+              {"kind": "check", "role": None, "seat": 9, "result": "wolf", "night": 1, "then": None},
+              {"kind": "check", "role": None, "seat": 99, "result": "wolf", "night": 1, "then": None}]
+    reply = json.dumps({"reasoning": "r", "action": "I am the seer and #9 is my wolf.", "notes": "", "claims": claims})
+    agent, _ = agent_with([reply], memory="summary", lang=lang)
+    speech = DecisionRequest(id=7, seat=5, kind="speech", phase="D1", asked_in="D1", legal=Speak(max_chars=800),
+                             default="pass", context={"speech": "discussion"})
+    answer = asyncio.run(agent.decide(observation(lang=lang), speech))
+    seer = prompt_book(lang).system["role_names"]["seer"]
+    nine = "#9" if lang == "en" else "9号"
+    body, _, declared = answer.value.rpartition("\n")
+    assert body == "I am the seer and #9 is my wolf." and seer in declared and nine in declared and "99" not in declared
+    assert len(read_claims({"claims": claims}, 12)) == 2
+    # folded two days later, the declaration is still in the listener's record
+    log = events() + [Speech(phase="D1", seat=2, kind="discussion", text=answer.value)]
+    for day in (2, 3):
+        log += [PhaseStarted(phase=f"N{day}"), PhaseStarted(phase=f"D{day}")]
+    asked = vote_request()
+    day3 = DecisionRequest(id=9, seat=5, kind="vote", phase="D3", asked_in="D3", legal=asked.legal, default=None)
+    text = PromptBuilder(lang, 5, memory="summary").build(observation(lang=lang, log=log), day3).messages[1].text
+    assert "I am the seer" not in text and '<declared seat="2"' in text and nine in text.split('<declared seat="2"')[1]

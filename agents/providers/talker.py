@@ -181,8 +181,9 @@ class TalkerProvider(MockProvider):
             text, labels = self.speech(observation, request, int(action.get("maxLength", 2000)))
             answer["action"] = text
             self.labels[text] = labels
-            if "claims" in props:
-                answer["claims"] = [c.to_json() for c in labels.own if c.what != "vote_call"]
+            if "claims" in props:  # it declares what it claims (agents.llm appends them to the speech)
+                answer["claims"] = [{"kind": c.what, "role": c.role, "seat": c.target, "result": c.result,
+                                     "night": c.night, "then": c.then} for c in labels.own if c.what != "vote_call"]
         elif isinstance(answer.get("action"), int) and request is not None and request.kind in ("vote", "pk_vote"):
             called = self.called_today(observation)
             options = (action.get("enum") or next((o.get("enum") for o in action.get("anyOf", []) if o.get("enum")), None)
@@ -197,8 +198,9 @@ class TalkerProvider(MockProvider):
         for e in reversed(observation.events):
             if e.phase != day:
                 break
-            if e.type == "speech" and e.seat == observation.seat and e.text in self.labels:
-                calls = [c.target for c in self.labels[e.text].own if c.what == "vote_call"]
+            said = spoken(self.labels, e.text) if e.type == "speech" and e.seat == observation.seat else None
+            if said is not None:
+                calls = [c.target for c in said.own if c.what == "vote_call"]
                 if calls:
                     return calls[0]
         return None
@@ -262,7 +264,7 @@ class TalkerProvider(MockProvider):
         """Claims of other seats this speech recaps: seer claims and role claims seen in their speeches."""
         out: list[Claim] = []
         for e in seen.speeches:
-            labels = self.labels.get(e.text)
+            labels = spoken(self.labels, e.text)
             if labels is None or e.seat == seat:
                 continue
             for c in labels.own:
@@ -382,12 +384,21 @@ class TalkerProvider(MockProvider):
         for e in observation.events:
             if e.type != "speech" or e.phase != f"D{day}":
                 continue
-            labels = self.labels.get(e.text)
+            labels = spoken(self.labels, e.text)
             lines += [summary_item(book, c, day) for c in (labels.own if labels else ()) if c.what != "vote_call"]
         if len(lines) == 1:
             lines.append(book["summary_none"])
         text = ("" if self.lang == "zh" else " ").join(dict.fromkeys(lines))
         return text[: int(schema.get("maxLength", 4000))]
+
+
+def spoken(labels: dict[str, SpeechLabels], text: str) -> SpeechLabels | None:
+    """The labels of a speech as the referee recorded it: the talker's text, or that text with the line
+    of declared claims the LLM agent appended (the last line, opened by 〔)."""
+    found = labels.get(text)
+    if found is None and (at := text.rfind("\n〔")) >= 0:
+        found = labels.get(text[:at].rstrip())
+    return found
 
 
 def summary_item(book: dict[str, Any], c: Claim, day: int) -> str:
