@@ -28,6 +28,7 @@ neutralised, so no text a player says can close the quote or start a line in the
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -533,7 +534,8 @@ class PromptBuilder:
             return fmt(t["seats_none" if legal.allow_none else "seats"], count=count,
                        options=r.sep.join(str(o) for o in legal.options))
         if kind == "option":
-            return fmt(t["option"], options=", ".join(repr(o) if isinstance(o, str) else str(o) for o in legal.options))
+            # Each option as the JSON the answer holds (null, false, "keep"), never Python's None/False.
+            return fmt(t["option"], options=", ".join(json.dumps(o, ensure_ascii=False) for o in legal.options))
         if kind == "speech_order":
             return fmt(t["speech_order"], starts=", ".join(str(s) for s in legal.starts),
                        directions=", ".join(f'"{d}"' for d in legal.directions),
