@@ -450,16 +450,41 @@ class PromptBuilder:
             needs = [needs_switch] if isinstance(needs_switch, str) else list(needs_switch or [])
             if not all(observation.switches.get(n) for n in needs):
                 continue
+            if table.get("_unless") and observation.switches.get(table["_unless"]):
+                continue  # another entry says it for this board (003's witch: _unless witch_original_potion)
             audience = table.get("_for", "all") if card else "all"
             if audience != "all" and role not in audience:
                 continue
             kinds = table.get("_kinds") if card else None
             if (kinds is None) != (kind is None) or (kinds is not None and kind not in kinds):
                 continue  # kind None: the lines for every decision; else the ones that bear on kind alone
-            line = table.get(observation.switches[switch])
+            line = table.get(observation.switches[table.get("_by", switch)])  # _by: the switch whose value picks the line
             if line:
                 (table_lines if audience == "all" else seat_lines).append(sy.get("rule_prefix", "- ") + line)
+        if kind is None:  # what every card on the board does, for every seat (the same lines for all)
+            table_lines = self.card_lines(observation) + table_lines
         return table_lines, seat_lines
+
+    def card_lines(self, observation: Observation) -> list[str]:
+        """One line per card dealt on this board saying what it does (``cards`` in llm_system.yaml), so
+        that every seat knows every card's power, not only its own. An entry may be a mapping: ``_`` the
+        line, and ``switch: {value: line}`` a board's own version of the card (003's three-potion witch)."""
+        cards = self.book.system.get("cards") or {}
+        prefix = self.book.system.get("rule_prefix", "- ")
+        lines = []
+        for role in self.deck(observation):
+            entry = cards.get(getattr(role, "value", role))
+            line = entry
+            if isinstance(entry, dict):
+                line = entry.get("_")
+                for switch, by_value in entry.items():
+                    value = observation.switches.get(switch)
+                    if switch != "_" and isinstance(by_value, dict) and value in by_value:
+                        line = by_value[value]
+                        break
+            if isinstance(line, str) and line:
+                lines.append(prefix + line)
+        return lines
 
     def kind_rule_lines(self, observation: Observation, kind: str) -> list[str]:
         """Summary memory: the card's lines that bear only on decisions of ``kind`` (``_kinds``),
