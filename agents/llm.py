@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.base import timed
 from agents.llm_answer import (
+    DESTRUCT_BEFORE_KEY,
     AnswerFormatError,
     ReadAnswer,
     answer_schema,
@@ -52,6 +53,7 @@ from agents.llm_answer import (
 )
 from agents.llm_prompts import LANGS, PROMPTS_DIR, LastBeliefs, PromptBuilder, latest_proposal
 from agents.providers.base import AnswerSchema, ChatMessage, GenerateOptions, Usage
+from agents.providers.budget import DEFAULT_EFFORT, REASONING_HEADROOM, max_tokens_of, sized_max_tokens
 from agents.providers.secrets import FORBIDDEN_OPTIONS, redact, redact_known
 from agents.providers.wrapper import ManagedProvider
 from arena.actions import (
@@ -179,7 +181,10 @@ class LLMAgent:
         self.reached = False  # has the endpoint ever answered this seat?
         self._kept: KeptSpeech | None = None  # the speech given with the last self-destruct answer
         self._summary_calls: list[tuple[int, _Asked]] = []  # day summaries asked since the last decision
-        self._lang: str | None = None  # the language of the decision being asked
+        self._lang = "en"  # the language of the game being played (for sizing max_tokens)
+        #: A wolf's standing instruction (#25 item 7): (day phase, the seat before whose speech it
+        #: self-destructs, or None), from its latest day answer; answers the offers before others' speeches.
+        self._destruct_before: tuple[str, int | None] | None = None
 
     @property
     def belief_mode(self) -> str:
@@ -224,7 +229,13 @@ class LLMAgent:
     def _skip(self, observation: Observation, request: DecisionRequest) -> Answer | None:
         if request.kind in SELF_DESTRUCT_KINDS:
             policy = self.options.self_destruct
-            own_turn = (request.context or {}).get("before_speaker") == self.seat
+            before = (request.context or {}).get("before_speaker")
+            own_turn = before == self.seat
+            standing = self._destruct_before
+            if policy == "own_turn" and not own_turn and standing is not None and standing == (request.phase, before):
+                return Answer(value=True, extras=AnswerExtras(note=(
+                    f"self_destruct={policy}: the seat's standing instruction (its latest day answer) names "
+                    f"#{before}: self-destructs without a model call")))
             if policy == "never" or (policy == "own_turn" and not own_turn):
                 return Answer(value=False, extras=AnswerExtras(
                     note=f"self_destruct={policy}: answered without a model call"))
@@ -274,7 +285,7 @@ class LLMAgent:
 
     async def _decide(self, observation: Observation, request: DecisionRequest) -> Answer:
         kept, self._kept = self._kept, None  # a kept speech answers only the very next request
-        self._lang = self.options.lang or observation.lang or "en"  # sizes max_tokens (agents.providers.budget)
+        self._lang = self.options.lang or observation.lang or "en"  # sizes max_tokens (generation)
         if kept is not None:
             reused = kept.answer(observation, request, self._speech_chars(request))
             if reused is not None:
@@ -306,10 +317,11 @@ class LLMAgent:
 
         built = builder.build(observation, request, notes=self.notes,
                               beliefs=self.options.beliefs == "votes", speech_chars=speech_chars)
+        destruct_before = self._destruct_seats(builder, observation, request)
         schema = answer_schema(request, belief_seats=built.belief_seats,
                                reasoning_chars=self.options.reasoning_max_chars,
                                notes_chars=self.options.notes_max_chars, speech_chars=speech_chars,
-                               claims=self.options.declare_claims)
+                               claims=self.options.declare_claims, destruct_before=destruct_before)
         legal_type = getattr(request.legal, "type", None)
 
         def parse(reply: Any) -> tuple[ReadAnswer, Any]:
@@ -325,6 +337,7 @@ class LLMAgent:
             return self._fallback(request, asked, extras)
         read, value = asked.value
         self._keep_notes(read)
+        self._keep_destruct_before(request, read, destruct_before)
         beliefs = clean_beliefs(read.beliefs_raw, built.belief_seats) if built.belief_seats else None
         self._remember_beliefs(observation, request, beliefs)
         return Answer(value=value, reasoning=read.reasoning, notes=read.notes, beliefs=beliefs, extras=extras)
@@ -402,13 +415,42 @@ class LLMAgent:
             builder.summaries[day] = str(asked.value) if asked.ok else ""  # a failed summary is not re-asked
             self._summary_calls.append((day, asked))
 
+    def generation(self, schema: Any) -> GenerateOptions:
+        """The call's generation options. ``max_tokens`` left unset is sized to the answer asked (#25
+        item 8, :func:`agents.providers.budget.max_tokens_of`): the schema's string limits at the
+        table's language's tokens per character, the JSON around them, and for a reasoning model the
+        reasoning it spends inside the same limit, by its effort. A seat's own ``max_tokens`` wins."""
+        if self.generate.max_tokens is not None:
+            return self.generate
+        return self.generate.model_copy(update={"max_tokens": max_tokens_of(
+            self.provider.provider, self.generate, schema, lang=self.options.lang or self._lang)})
+
     def _tell_stand_in(self, observation: Observation, request: DecisionRequest) -> None:
         """``mock:talker``'s side channel: the seat's own observation before its call, the facts a real
         model reads in its prompt (the stand-in never reads the prompt, so a game plays the same
         under every memory strategy)."""
+        self._lang = self.options.lang or observation.lang or "en"
         observe = getattr(self.provider.provider, "observe", None)
         if observe is not None:
             observe(observation, request, self.options.lang or observation.lang or "en")
+
+    def _destruct_seats(self, builder: PromptBuilder, observation: Observation, request: DecisionRequest) -> list[int] | None:
+        """The seats a wolf may name in its standing self-destruct instruction: on a day decision, under
+        the own_turn policy, when its card may self-destruct; the living others (None: no field)."""
+        if (self.options.self_destruct != "own_turn" or not str(request.phase).startswith("D")
+                or request.kind in SELF_DESTRUCT_KINDS):
+            return None
+        view = observation.view()
+        if not builder.may_self_destruct(observation, view) or self.seat not in view.alive:
+            return None
+        return sorted(s for s in view.alive if s != self.seat) or None
+
+    def _keep_destruct_before(self, request: DecisionRequest, read: ReadAnswer, seats: list[int] | None) -> None:
+        if seats is None:
+            return
+        named = (read.payload or {}).get(DESTRUCT_BEFORE_KEY)
+        legal = isinstance(named, int) and not isinstance(named, bool) and named in seats
+        self._destruct_before = (str(request.phase), named if legal else None)
 
     def _declared(self, builder: PromptBuilder, request: DecisionRequest, read: ReadAnswer, text: Any,
                   players: int) -> Any:
@@ -453,8 +495,8 @@ class LLMAgent:
             if attempt and time.monotonic() >= deadline:
                 asked.error = f"decision deadline of {self.provider.policy.decision_deadline:g}s passed ({asked.error})"
                 break
-            result = await self.provider.call(asked.messages, schema=schema, options=self.generate, deadline=deadline,
-                                              lang=self._lang)
+            result = await self.provider.call(asked.messages, schema=schema, options=self.generation(schema),
+                                              deadline=deadline, lang=self._lang)
             record.calls += 1
             record.retries += max(len(result.tries) - 1, 0)
             record.transport_errors += [t.error for t in result.tries if t.error]
@@ -470,8 +512,6 @@ class LLMAgent:
             reply = result.reply
             assert reply is not None
             record.replies.append(ReplyProvenance(**reply.provenance()))
-            if reply.truncated:
-                record.cut_off += 1
             # A server may echo what it was sent: the recorded reply never holds a known key.
             raw = redact_known(reply.text[: self.options.raw_reply_max_chars])
             asked.raw_reply = {"text": raw, "thinking": redact_known(reply.thinking)} if reply.thinking else raw
@@ -479,7 +519,7 @@ class LLMAgent:
                 value = parse(reply)
             except (AnswerFormatError, IllegalAnswer, RecursionError) as exc:
                 asked.error = redact(_why_unusable(reply, str(exc)))
-                asked.attempts.append(AnswerAttempt(raw=raw, error=asked.error))
+                asked.attempts.append(AnswerAttempt(raw=raw, error=asked.error, truncated=reply.truncated))
                 asked.messages = asked.messages + [ChatMessage.of("assistant", raw or "(empty reply)"),
                                                    ChatMessage.of("user", repair(asked.error))]
                 continue
@@ -585,6 +625,16 @@ class KeptSpeech:
                 "(its prompt, reply, reasoning and usage are recorded there)")
         return Answer(value=value, extras=AnswerExtras(note=note, memory={"given_with": self.request_id,
                                                                          "note": note}))
+
+
+#: Tokens a reasoning model at its default effort may spend thinking inside the same output limit.
+REASONING_TOKENS = REASONING_HEADROOM[DEFAULT_EFFORT]
+
+
+def answer_tokens(schema: Any, *, zh: bool, reasoning: bool = False) -> int:
+    """An output limit that holds the longest answer ``schema`` allows (:func:`sized_max_tokens`),
+    plus :data:`REASONING_TOKENS` for a reasoning model."""
+    return sized_max_tokens(getattr(schema, "json_schema", schema), "zh" if zh else "en", reasoning=reasoning)
 
 
 def _why_unusable(reply: Any, error: str) -> str:

@@ -23,6 +23,8 @@ SELF_DESTRUCT_KEY = "self_destruct"
 #: The key of a speech answer that lists the public claims the speech makes (#25 item 4): shown to
 #: every player with the speech, so the claims of model seats need no parsing.
 CLAIMS_KEY = "claims"
+#: A wolf's standing instruction in any day answer: the seat before whose speech it self-destructs today.
+DESTRUCT_BEFORE_KEY = "self_destruct_before"
 CLAIM_KINDS = ("role", "check", "save", "guard", "badge_flow")
 _NULLABLE_INT = {"anyOf": [{"type": "integer"}, {"type": "null"}]}
 CLAIMS_SCHEMA: dict[str, Any] = {
@@ -80,7 +82,8 @@ def action_schema(legal: Any) -> dict[str, Any]:
 
 def answer_schema(request: Any, *, belief_seats: list[int] | None = None, name: str = "answer",
                   reasoning_chars: int = 1500, notes_chars: int = 600, speech_chars: int | None = None,
-                  self_destruct: bool = False, claims: bool = False) -> AnswerSchema:
+                  self_destruct: bool = False, claims: bool = False,
+                  destruct_before: list[int] | None = None) -> AnswerSchema:
     """``*_chars`` become ``maxLength`` hints: grammar-constrained local servers then always close
     their strings (a small model otherwise rambles until it runs out of tokens). ``self_destruct``:
     a wolf's own speech asked together with whether it self-destructs first (a boolean before the
@@ -100,6 +103,9 @@ def answer_schema(request: Any, *, belief_seats: list[int] | None = None, name: 
         "notes": {"type": "string", "maxLength": notes_chars,
                   "description": "a short private memo for your later decisions"},
     })
+    if destruct_before is not None:  # a wolf's standing instruction (#25 item 7), see agents.llm
+        props[DESTRUCT_BEFORE_KEY] = {"anyOf": [{"type": "integer", "enum": list(destruct_before)}, {"type": "null"}],
+                                      "description": "self-destruct right before this seat's speech today, or null"}
     if claims and action.get("type") == "string":
         props[CLAIMS_KEY] = CLAIMS_SCHEMA
     if belief_seats:

@@ -708,7 +708,7 @@ class PromptBuilder:
         ledger = [fmt(st["claim_seat"], seat=r.s(s), items=r.sep.join(items)) for s, items in sorted(claims.items()) if items]
         if ledger:
             lines.append(fmt(st["claims"], items=st.get("claims_sep", "; ").join(ledger)))
-        if votes:
+        if votes and self.memory != "summary":  # summary memory: every ballot is in the record already, once
             lines.append(fmt(st["votes"], items=st.get("claims_sep", "; ").join(item for _, item in votes)))
         return lines
 

@@ -3,8 +3,9 @@
     openai:MODEL                  the official openai SDK (OPENAI_API_KEY; OPENAI_BASE_URL or base_url=)
     anthropic:MODEL               the official anthropic SDK (ANTHROPIC_API_KEY; ANTHROPIC_BASE_URL)
     langchain:NAME[:MODEL]        a registered LangChain chat model (openai, anthropic, ollama, ...)
-    langchain:pkg.module:Class[:MODEL]   any langchain-core BaseChatModel
-    local:MODEL@http://HOST:PORT/v1      an OpenAI-compatible local server (vLLM, Ollama, llama.cpp)
+    langchain:pkg.module:Class[:MODEL]   any langchain-core BaseChatModel (the operator's specs only)
+    local:MODEL@http://HOST:PORT/v1      an OpenAI-compatible local server (vLLM, Ollama, llama.cpp);
+                                  no key unless one is configured for that URL (api_key_env=, keys file)
     mock:NAME                     the stand-in model (``mock:flaky`` injects 30% faults of every kind)
 
 Options (config file or ``make_agent(..., **options)``) are split three ways: provider and call
@@ -31,10 +32,12 @@ POLICY_FIELDS = set(CallPolicy.model_fields)
 GENERATE_FIELDS = set(GenerateOptions.model_fields)
 AGENT_FIELDS = set(LLMAgentOptions.model_fields)
 MOCK_FIELDS = set(MockConfig.model_fields) - {"seed"}
-PROVIDER_FIELDS = {"base_url", "model_kwargs", "organization", "api", "store", "compatible"}
+PROVIDER_FIELDS = {"base_url", "model_kwargs", "organization", "api", "store", "compatible", "api_key_env"}
 # Which OpenAI API a seat uses, whether OpenAI may store its calls, and whether its base URL is an
 # OpenAI-compatible server (max_tokens, structured-mode fallback) or OpenAI behind a proxy.
 OPENAI_ONLY = {"api", "store", "compatible"}
+# The environment variable holding the key for this seat's endpoint (its name, never the key).
+KEY_ENV_KINDS = ("openai", "local", "anthropic")
 # Options the CLI or a config may pass to every seat that mean nothing to an LLM seat.
 IGNORED = {"script", "label"}
 
@@ -97,6 +100,9 @@ def split_options(kind: str, options: dict[str, Any]) -> tuple[dict[str, Any], d
     misplaced = sorted(OPENAI_ONLY & set(provider)) if kind not in ("openai", "local") else []
     if misplaced:
         raise AgentSpecError(f"option(s) {', '.join(misplaced)} apply to openai: and local: seats only, not {kind}")
+    if "api_key_env" in provider and kind not in KEY_ENV_KINDS:
+        raise AgentSpecError(f"option api_key_env applies to {', '.join(k + ':' for k in KEY_ENV_KINDS)} seats "
+                             f"only, not {kind}")
     if unknown:
         known = sorted({"profile"} | POLICY_FIELDS | GENERATE_FIELDS | AGENT_FIELDS | PROVIDER_FIELDS
                        | (MOCK_FIELDS if kind == "mock" else set()))
@@ -104,7 +110,9 @@ def split_options(kind: str, options: dict[str, Any]) -> tuple[dict[str, Any], d
     return policy, generate, agent, provider, mock
 
 
-def build_llm_agent(kind: str, rest: str, *, seat: int, seed: int = 0, **options: Any) -> LLMAgent:
+def build_llm_agent(kind: str, rest: str, *, seat: int, seed: int = 0, trusted: bool = False,
+                    **options: Any) -> LLMAgent:
+    """``trusted``: the spec is the operator's (a langchain class path is built only then)."""
     if kind == "mock":
         options = {**MOCK_PRESETS.get(rest, {}), **options}
     options = apply_profile(options)
@@ -136,6 +144,7 @@ def build_llm_agent(kind: str, rest: str, *, seat: int, seed: int = 0, **options
                 if key in gen_opts:
                     kwargs.setdefault(key, gen_opts[key])
             extra["model_kwargs"] = kwargs
+            extra["trusted"] = trusted
         if kind == "mock":
             # The seat's own random stream; one simulated prompt cache for the table's stand-ins of
             # this model (an account's cache is shared by all its conversations).
@@ -163,12 +172,12 @@ def option_errors(exc: ValidationError) -> str:
 
 
 def _factory(kind: str):
-    def factory(rest: str, *, seat: int, seed: int = 0, **options: Any) -> LLMAgent:
-        return build_llm_agent(kind, rest, seat=seat, seed=seed, **options)
+    def factory(rest: str, *, seat: int, seed: int = 0, trusted: bool = False, **options: Any) -> LLMAgent:
+        return build_llm_agent(kind, rest, seat=seat, seed=seed, trusted=trusted, **options)
 
     factory.__name__ = f"make_{kind}_agent"
     return factory
 
 
 for _kind in ("openai", "anthropic", "langchain", "local", "mock"):
-    register(_kind, _factory(_kind))
+    register(_kind, _factory(_kind), takes_trust=True)

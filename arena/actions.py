@@ -274,8 +274,6 @@ class ModelUsage(BaseModel):
     cost_usd: float | None = Field(default=None, description="None when a model is not in the price table")
     calls: int = 0
     retries: int = 0
-    cut_off: int = Field(default=0, description=(
-        "replies cut off at the token limit (finish_reason length / max_tokens / max_output_tokens)"))
     transport_errors: list[str] = Field(default_factory=list)
     provider: str | None = None
     model: str | None = None
@@ -297,6 +295,8 @@ class AnswerAttempt(BaseModel):
     repair: str | None = Field(default=None, description=(
         "what was fixed to read an otherwise valid reply (not a re-ask): raw control characters in JSON "
         "strings; left out of the record when nothing was"))
+    truncated: bool = Field(default=False, description=(
+        "the reply was cut off by the token limit (finish_reason length, stop_reason max_tokens, max_output_tokens)"))
 
     @model_serializer(mode="wrap")
     def _without_empty_repair(self, handler: Any) -> Any:

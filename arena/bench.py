@@ -20,7 +20,6 @@ import subprocess
 from pathlib import Path
 from typing import Any, Final, Literal, Sequence
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arena import __version__
@@ -36,6 +35,7 @@ from arena.tournament import (
     TournamentError,
     run_tournament,
 )
+from arena.user_yaml import UserFileError, parse_user_text, read_user_text
 
 ENTRY_SCHEMA_NAME: Final = "werewolf-bench-entry"
 ENTRY_SCHEMA_VERSION = 1
@@ -77,15 +77,15 @@ def load_suite(path: str | Path) -> tuple[BenchSuite, str]:
     if not p.exists() and not p.suffix:
         p = BENCH_DIR / f"{path}.yaml"
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_user_text(p)
+        raw = parse_user_text(text, p, as_json=False) or {}
     except OSError as exc:
         known = ", ".join(sorted(x.stem for x in BENCH_DIR.glob("*.yaml")))
         raise BenchError(f"{path}: cannot read the suite ({exc.strerror or exc}); shipped suites: {known}") from None
+    except UserFileError as exc:
+        raise BenchError(str(exc)) from None
     try:
-        raw = yaml.safe_load(text) or {}
         suite = BenchSuite(**raw)
-    except yaml.YAMLError as exc:
-        raise BenchError(f"{p}: not valid YAML ({exc})") from None
     except (TypeError, ValidationError) as exc:
         if isinstance(exc, ValidationError):
             err = exc.errors()[0]
@@ -292,9 +292,11 @@ def entry_schema() -> str:
 
 def load_entry(path: str | Path) -> BenchEntry:
     try:
-        return BenchEntry.model_validate_json(Path(path).read_text(encoding="utf-8"))
+        return BenchEntry.model_validate_json(read_user_text(Path(path)))
     except OSError as exc:
         raise BenchError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except UserFileError as exc:
+        raise BenchError(str(exc)) from None
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err.get("loc", ()))

@@ -88,6 +88,9 @@ class Switches(BaseModel):
     win_mode: Literal["town_kill", "side_kill", "villagers_or_key_roles"] = "side_kill"
     third_party_counts_for_side_kill: bool = True
     cupid_side_class: Literal["none", "villager"] = "none"
+    #: R171: 000 「殺死所有狼人及壞身份」 (a living wolves- or lovers-camp member blocks the village) or 004 §C
+    #: 「所有狼人死亡」 (every wolf card dead is enough, whatever camp Cupid plays for).
+    village_win: Literal["wolves_and_bad_identities_dead", "all_wolves_dead"] = "wolves_and_bad_identities_dead"
     knife_first: Literal["after_antidote", "before_witch"] = "after_antidote"
     two_player_sheriff_win: bool = False
     draw_rule: Literal["none", "no_elimination_night_and_day"] = "none"

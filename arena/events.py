@@ -379,7 +379,8 @@ class LittleGirlKill(_Event):
 
 
 class ScapegoatBan(_Event):
-    """The scapegoat names who loses (``ban``) or keeps (``allow``) the vote in day ``day``'s exile vote (R156)."""
+    """The scapegoat names who loses (``ban``: in the next exile vote held from day ``day`` on) or keeps (``allow``:
+    in day ``day``'s exile vote) the vote (R156)."""
 
     type: Literal["scapegoat_ban"] = "scapegoat_ban"
     seat: int
@@ -469,7 +470,8 @@ class AuxPoliceAppointed(_Event):
 
 
 class VotersPunished(_Event):
-    """003 idiot (``no_vote_punish_voters``): who voted for him loses the vote in day ``day``'s exile vote (R138)."""
+    """003 idiot (``no_vote_punish_voters``): who voted for him loses the vote in the next exile vote held from day
+    ``day`` on (R138)."""
 
     type: Literal["voters_punished"] = "voters_punished"
     seat: int

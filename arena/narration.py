@@ -1,7 +1,8 @@
 """Narrate events as a table game is told, from the templates in ``prompts/<lang>/narration.yaml``.
 
-``god_view`` shows night actions (a spectator's view); without it only what the given seat may
-see is narrated, through the same visibility filter as everything else.
+``god_view`` shows night actions and every ballot, secret ones included (a spectator's view, and it says
+so); without it only what the given seat may see is narrated, through the same visibility filter as
+everything else, or with no seat what every player sees (the public view).
 """
 
 from __future__ import annotations
@@ -58,12 +59,15 @@ def board_title(preset_id: str, players: int, lang: str) -> str:
 
 
 class Narrator:
-    def __init__(self, lang: str = "en", god_view: bool = True, seat: int | None = None):
+    def __init__(self, lang: str = "en", god_view: bool = True, seat: int | None = None, *, says_view: bool = False):
         self.t = templates(lang)
         self.lang = lang
         self.sep: str = self.t.get("list_sep", ", ")  # 、 between Chinese list items
         self.god_view = god_view
         self.seat = seat
+        # The story opens by saying it is the god view (arena play's narration); the live view and the replay
+        # page word lines with a god-view narrator but say whose view it is themselves.
+        self.says_view = says_view
         self._round: tuple[str, str, int] | None = None
 
     def s(self, seat: int | None) -> str:
@@ -87,7 +91,9 @@ class Narrator:
     def visible(self, e: Event) -> bool:
         if self.god_view:
             return e.type not in ("player_died", "center_cards", "thought", "wolf_knife_vote", "role_assigned")
-        return self.seat is not None and e.visibility.allows(self.seat)
+        if self.seat is None:  # the public view: what every player sees
+            return e.visibility.to == "all"
+        return e.visibility.allows(self.seat)
 
     def line(self, e: Event) -> str | None:
         """One event as the terminal story tells it, or None when it is not told (or not visible)."""
@@ -95,11 +101,15 @@ class Narrator:
             return None
         if e.type == "exile_result" and e.reason == "idiot_revealed":
             return None  # the reveal's own line says it
+        if e.type == "game_started" and self.god_view and self.says_view:  # no player sees it all
+            return self.text(e) + "\n" + self.t["god_view_note"]
         if e.type == "ballot_cast":
             title = ""
             if self._round != (e.phase, e.ballot, e.round):  # the first ballot of a round gets the title
                 self._round = (e.phase, e.ballot, e.round)
                 title = self.t["vote_title"][e.ballot] + "\n"
+                if e.visibility.to != "all":  # R82 secret ballots: only the god view lists them
+                    title += self.t["secret_ballots_god_view"] + "\n"
             return title + self.text(e)
         if e.type == "vote_result":
             title = "" if self._round == (e.phase, e.ballot, e.round) else self.t["vote_title"][e.ballot] + "\n"
@@ -181,7 +191,9 @@ class Narrator:
             case ev.PkPlatform():
                 return t["pk_platform"].format(seats=seats(e.seats))
             case ev.ExileResult():
-                return t["exile_none"] if e.seat is None else t["exile_result"].format(seat=s(e.seat))
+                if e.seat is None:  # why nobody is: a tie, a second tie, no valid ballot...
+                    return t["exile_none"].format(reason=self.reason(e.reason))
+                return t["exile_result"].format(seat=s(e.seat))
             case ev.AnswerRefused():
                 kind = kind_names(self.lang).get(e.kind) or e.kind
                 return t["answer_refused"].format(seat=s(e.seat), kind=kind, error=e.error)

@@ -46,6 +46,19 @@ def _check_reachable(address: str) -> None:
         raise TournamentError(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}") from None
 
 
+def _reclaim_sigterm(before: Any) -> None:
+    """``ray.init`` takes SIGTERM in the driver twice over: its core's C++ handler (a stack dump) and
+    a Python one (``sys.exit(15)``). Put back the Python handler there was before (the CLI's, which
+    unwinds the run and prints the --resume hint); with none, keep Ray's, minus the stack dump."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        handler = before if callable(before) else signal.getsignal(signal.SIGTERM)
+        if handler is not None:
+            signal.signal(signal.SIGTERM, handler)
+
+
 class RayExecutor:
     """Connects to (or starts) a Ray instance and plays games as tasks (an :class:`arena.executors.Executor`).
 
@@ -66,10 +79,14 @@ class RayExecutor:
             options: dict[str, Any] = {"log_to_driver": False}  # worker chatter would tear the progress display
             if address is None:
                 options["include_dashboard"] = False  # a local instance for one run needs no web UI
+            import signal
+
+            sigterm_before = signal.getsignal(signal.SIGTERM)
             try:
                 ray.init(address=address, **options)
             except (ConnectionError, ValueError, RuntimeError) as exc:
                 raise TournamentError(f"cannot connect to Ray at {address or 'a local instance'}: {exc}") from None
+            _reclaim_sigterm(sigterm_before)
         self.task_cpus = task_cpus
         # Retries cover a lost worker or node only (not a game's own exception); a game is deterministic
         # and only the driver writes, so a retried game cannot be stored twice or differently.

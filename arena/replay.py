@@ -12,6 +12,7 @@ from typing import Any
 
 from arena.actions import Answer, AnswerExtras, DecisionRequest
 from arena.engine import Game, GameSetup
+from arena.events import Event, ExileResult
 from arena.observation import Observation
 from arena.referee import Table, run_table_sync
 from arena.transcript import DecisionLine, EventLine, Transcript, decision_fields, read_transcript
@@ -21,18 +22,31 @@ class ReplayMismatch(ValueError):
     pass
 
 
+class _ReachedTheAbandonment(BaseException):
+    """An abandoned game's replay reached the first decision nobody answered: the game stopped there.
+    A BaseException, so that the referee's loop (which turns an agent's Exception into a default
+    answer) lets it through."""
+
+    def __init__(self, request: DecisionRequest):
+        super().__init__(request.id)
+        self.request = request
+
+
 class RecordedAgent:
     """Answers each decision with what the transcript recorded for that decision id."""
 
     spec = "replay"
     deterministic = True
 
-    def __init__(self, answers: dict[int, DecisionLine], stop_at: int | None = None):
+    def __init__(self, answers: dict[int, DecisionLine], stop_at: int | None = None, abandoned: bool = False):
         self.answers = answers
         self.stop_at = stop_at
+        self.abandoned = abandoned  # the transcript says the game stopped: its first unanswered decision ends it
 
     def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
         line = self.answers.get(request.id)
+        if line is None and self.abandoned:
+            raise _ReachedTheAbandonment(request)
         if line is None:
             raise ReplayMismatch(f"decision {request.id} ({request.seat}: {request.key}) is not in the transcript")
         if line.seat != request.seat or line.kind != request.kind:
@@ -58,14 +72,27 @@ class ReplayReport:
     identical: bool
     first_difference: str | None = None
     complete: bool = True
+    #: the transcript records an abandoned game (result line ``abandoned: true``)
+    abandoned: bool = False
+    #: where it stopped, when the replay agrees: "D2, before decision 41 (seat 3 vote) was answered"
+    abandoned_at: str | None = None
 
     @property
     def ok(self) -> bool:
-        return self.identical and self.complete and self.winner == self.recorded_winner
+        return self.identical and self.complete and self.winner == self.recorded_winner and not self.abandoned
 
 
 #: The parts of a decision line the replay re-derives (the rest is what the agent said about it).
 _DECISION_FACTS = ("seat", "kind", "phase", "asked_in", "legal", "default", "answer", "value", "refused")
+
+
+def as_recorded(recorded: Event, replayed: Event) -> Event:
+    """The replayed event as an earlier version wrote it: a day without an exile once carried the reason
+    ``no_exile`` whatever the cause; now it says why (a tie, a second tie, no ballot...)."""
+    if (isinstance(recorded, ExileResult) and recorded.seat is None and recorded.reason == "no_exile"
+            and isinstance(replayed, ExileResult) and replayed.seat is None):
+        return replayed.model_copy(update={"reason": "no_exile"})
+    return replayed
 
 
 def replay(path: str | Path) -> ReplayReport:
@@ -74,14 +101,20 @@ def replay(path: str | Path) -> ReplayReport:
     transcript = read_transcript(path)
     answers = {d.id: d for d in transcript.decisions}
     game = Game(setup_of(transcript))
-    agent = RecordedAgent(answers)
+    abandoned = transcript.result is not None and transcript.result.abandoned
+    agent = RecordedAgent(answers, abandoned=abandoned)
     table = Table(game, [agent] * game.state.n)
     recorded_winner = _recorded_winner(transcript)
+    stopped_at: DecisionRequest | None = None
     try:
         run_table_sync(table)
     except ReplayMismatch as exc:
         return ReplayReport(winner="none", recorded_winner=recorded_winner, events_compared=0,
-                            identical=False, first_difference=str(exc), complete=transcript.complete)
+                            identical=False, first_difference=str(exc), complete=transcript.complete,
+                            abandoned=abandoned)
+    except _ReachedTheAbandonment as stop:
+        stopped_at = stop.request
+        table.abandoned = True  # as the referee marks a stopped game; the result lines are then compared whole
     winner = game.state.winner.value if game.state.winner else "none"
     # Earlier versions also wrote each seat's reasoning as a ``thought`` event; the engine no longer makes
     # them (the decision lines hold the same reasoning), so the replay passes over them.
@@ -93,7 +126,7 @@ def replay(path: str | Path) -> ReplayReport:
         if i >= len(game.log):
             difference = f"event {at}: the replay ended before it"
             break
-        again = EventLine(seq=at, event=game.log[i]).model_dump_json()
+        again = EventLine(seq=at, event=as_recorded(line.event, game.log[i])).model_dump_json()
         if again != line.model_dump_json():
             difference = f"event {at}: recorded {line.event.type}, replayed {game.log[i].type}"
     if difference is None:
@@ -107,8 +140,13 @@ def replay(path: str | Path) -> ReplayReport:
     if identical and not transcript.complete:
         difference = "the transcript has no result line: the game is incomplete" + (
             " (its last line is torn)" if transcript.torn_tail else "")
+    where = None
+    if identical and stopped_at is not None:
+        where = (f"{game.state.phase}, before decision {stopped_at.id} (seat {stopped_at.seat} {stopped_at.kind}) "
+                 "was answered")
     return ReplayReport(winner=winner, recorded_winner=recorded_winner, events_compared=len(recorded),
-                        identical=identical, first_difference=difference, complete=transcript.complete)
+                        identical=identical, first_difference=difference, complete=transcript.complete,
+                        abandoned=abandoned, abandoned_at=where)
 
 
 def _header_difference(transcript: Transcript, players: int) -> str | None:
@@ -145,8 +183,6 @@ def _result_difference(transcript: Transcript, table: Table) -> str | None:
     recorded = transcript.result.model_dump(mode="json")
     again = table.result_line().model_dump(mode="json")
     for field, value in again.items():
-        if field == "abandoned":
-            continue  # an abandoned game's answers stop where the player left; the replay cannot know
         mine = recorded.get(field)
         if mine != value:
             if isinstance(value, dict) and isinstance(mine, dict):  # name the seats that differ

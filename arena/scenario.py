@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Optional
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter, ValidationError,
+                      field_validator)
 
 from arena.actions import Answer, AnswerExtras
 from arena.config import ConfigError, board_id, parametric_boards, resolve_rules
 from arena.engine import Game, GameSetup, SetupError
 from arena.referee import Table, run_table_sync
 from arena.rules.first_kill import EarlierGame, protected_seats
-from arena.types import parse_phase, phase_order
-from arena.user_yaml import load_user_yaml
+from arena.types import Kind, parse_phase, phase_order
+from arena.user_yaml import UserFileError, load_user_file
 
 SCENARIO_SCHEMA = "werewolf-scenario/1"
 
 
 class ScenarioError(ValueError):
     """A scenario file is malformed; the message names the file and the field."""
+
+
+class ScenarioFileError(ScenarioError):
+    """The file cannot be read as data at all (not UTF-8, bad YAML/JSON, nested too deep): exit 2."""
 
 
 class Scenario(BaseModel):
@@ -66,9 +70,61 @@ class Scenario(BaseModel):
         return value
 
 
-EXPECT_KEYS = {"deaths", "exhaustive", "winner", "sheriff", "last_words", "alive", "revealed", "can_vote",
-               "pk_can_vote", "seer_results", "witch_told", "refused", "error", "events", "absent_events",
-               "announced"}
+class _Death(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    seat: int
+    cause: str
+
+
+class _Refusal(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    seat: int
+    key: str
+
+
+_SeatsByPhase = dict[str, list[StrictInt]]
+#: What each ``expect`` key holds (CONFORMANCE.md); a value of another shape is an error, never a
+#: comparison that cannot match or, worse, cannot fail.
+EXPECT_TYPES: dict[str, TypeAdapter[Any]] = {key: TypeAdapter(t) for key, t in {
+    "deaths": dict[str, list[_Death]], "exhaustive": StrictBool, "winner": Optional[StrictStr],
+    "sheriff": dict[str, Optional[StrictInt]], "last_words": _SeatsByPhase, "alive": list[StrictInt],
+    "revealed": list[StrictInt], "can_vote": _SeatsByPhase, "pk_can_vote": _SeatsByPhase,
+    "seer_results": dict[str, dict[str, dict[str, StrictStr]]], "witch_told": dict[str, Optional[StrictInt]],
+    "refused": list[_Refusal], "error": StrictStr, "events": list[dict[str, Any]],
+    "absent_events": list[dict[str, Any]], "announced": _SeatsByPhase}.items()}
+EXPECT_KEYS = set(EXPECT_TYPES)
+# expect keys whose mapping is keyed by phase
+_BY_PHASE = {"deaths", "sheriff", "last_words", "can_vote", "pk_can_vote", "seer_results", "witch_told", "announced"}
+DECISION_KINDS = frozenset(k.value for k in Kind)
+
+
+def _check_script_and_expect(scenario: Scenario, source: str) -> None:
+    """A script line for a seat the deal does not have, a decision the engine never asks, or an
+    ``expect`` value of the wrong shape would make a scenario pass without testing anything."""
+    seats = len(scenario.deal)
+    for seat, answers in scenario.script.items():
+        if not 1 <= int(seat) <= seats:
+            raise ScenarioError(f"{source}: field script.{seat}: seat {seat} does not exist (the deal has "
+                                f"seats 1 to {seats})")
+        for key in answers:
+            kind = key.partition(".")[2]
+            if kind not in DECISION_KINDS:
+                raise ScenarioError(f"{source}: field script.{seat}.{key}: {kind!r} is not a decision the "
+                                    f"referee asks; known: {', '.join(sorted(DECISION_KINDS))}")
+    for key, value in scenario.expect.items():
+        try:
+            EXPECT_TYPES[key].validate_python(value)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in (key, *err.get("loc", ())))
+            raise ScenarioError(f"{source}: field expect.{where}: {err.get('msg')} "
+                                f"(got {err.get('input')!r})") from None
+        if key in _BY_PHASE:
+            for phase in value:
+                try:
+                    parse_phase(phase)
+                except ValueError as exc:
+                    raise ScenarioError(f"{source}: field expect.{key}: {exc}") from None
 
 
 class ScenarioOutcome(BaseModel):
@@ -78,18 +134,17 @@ class ScenarioOutcome(BaseModel):
     actual: dict[str, Any]
     error: str | None = None
     file: str | None = None
+    bad_file: bool = False  # the file could not be read as data (the command exits 2)
 
 
 def load(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = load_user_file(path, as_json=path.suffix not in (".yaml", ".yml"))
     except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        data = load_user_yaml(text) if path.suffix in (".yaml", ".yml") else json.loads(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ScenarioError(f"{path}: not valid {'YAML' if path.suffix in ('.yaml', '.yml') else 'JSON'}: {exc}") from None
+        raise ScenarioFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except UserFileError as exc:
+        raise ScenarioFileError(str(exc)) from None
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: a scenario is a JSON object")
     return data
@@ -105,6 +160,7 @@ def parse(data: dict[str, Any], source: str = "<scenario>") -> Scenario:
     unknown = sorted(set(scenario.expect) - EXPECT_KEYS)
     if unknown:
         raise ScenarioError(f"{source}: field expect: unknown key(s) {', '.join(unknown)}")
+    _check_script_and_expect(scenario, source)
     if scenario.preset in parametric_boards():  # a parametric board takes its player count from the deal (R182)
         try:
             concrete = board_id(scenario.preset, len(scenario.deal))
@@ -335,7 +391,8 @@ def run_file(path: str | Path) -> ScenarioOutcome:
     try:
         data = load(path)
     except ScenarioError as exc:
-        return ScenarioOutcome(name=Path(path).stem, passed=False, expected={}, actual={}, error=str(exc), file=source)
+        return ScenarioOutcome(name=Path(path).stem, passed=False, expected={}, actual={}, error=str(exc), file=source,
+                               bad_file=isinstance(exc, ScenarioFileError))
     name = str(data.get("name") or Path(path).stem)
     return run_data(data, source, name)
 

@@ -34,3 +34,13 @@ class GameDeadline(GameStopped):
 
     def __str__(self) -> str:
         return f"the game ran past its deadline of {self.seconds:g}s"
+
+
+class Terminated(KeyboardInterrupt):
+    """The process was sent SIGTERM (``kill``, a scheduler's stop): unwound as Ctrl-C is, so games in
+    flight are cancelled, executors shut down and the command can say how to finish (``--resume``)."""
+
+
+def terminate_as_interrupt(signum: int, frame: object) -> None:
+    """A SIGTERM handler: raise :class:`Terminated` in the main thread."""
+    raise Terminated()

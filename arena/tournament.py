@@ -30,7 +30,7 @@ in this process, in a thread, feeding a live view.
 ``rate_limits`` names each provider account's allowance once (requests and tokens per minute); every
 game of the run, whichever executor plays it, shares it (:mod:`arena.ratelimit`).
 
-This module never imports ``agents``: the caller passes an agent factory (``agents.registry:make_agent``
+This module never imports ``agents``: the caller passes an agent factory (``agents.registry:make_operator_agent``
 from the CLI), named by import path so that worker processes can rebuild it.
 """
 
@@ -45,7 +45,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal, Sequence
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from arena.config import ConfigError
@@ -68,11 +67,12 @@ from arena.executors import (
 )
 from arena.ratelimit import RateLimit
 from arena.stopping import GameStopped, SeatUnreachable
-from arena.user_yaml import load_user_yaml
+from arena.user_yaml import UserFileError, load_user_file, load_user_json
 
 __all__ = ["TournamentError", "TournamentConfig", "RunOptions", "run_tournament", "store_transcript", "Executor"]
 
-DEFAULT_FACTORY = "agents.registry:make_agent"
+# A tournament config is the operator's own file: its specs are trusted (a langchain class path may be built).
+DEFAULT_FACTORY = "agents.registry:make_operator_agent"
 
 
 # --- config -------------------------------------------------------------------------------------
@@ -165,11 +165,11 @@ class TournamentConfig(BaseModel):
 def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
     path = Path(path)
     try:
-        raw = load_user_yaml(path.read_text(encoding="utf-8")) or {}
+        raw = load_user_file(path, as_json=False) or {}
     except OSError as exc:
         raise TournamentError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    except yaml.YAMLError as exc:
-        raise TournamentError(f"{path}: not valid YAML ({exc})") from None
+    except UserFileError as exc:
+        raise TournamentError(str(exc)) from None
     if not isinstance(raw, dict):
         raise TournamentError(f"{path}: expected a mapping at the top level")
     raw.update({k: v for k, v in overrides.items() if v is not None})
@@ -328,7 +328,8 @@ class Index:
         self.state: dict[str, IndexEntry] = {}
         self.done_count: dict[str, int] = {}
         if path.exists():
-            for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            # Bytes, not text: a line that is not UTF-8 fails validation like any damaged line.
+            for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
                 if not raw.strip():
                     continue
                 try:
@@ -474,8 +475,8 @@ def read_meta(folder: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise TournamentError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
     try:
-        meta = json.loads(text)
-    except json.JSONDecodeError as exc:
+        meta = load_user_json(text)
+    except UserFileError as exc:
         meta = exc
     if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
         what = "empty" if not text.strip() else "damaged (not the JSON this arena writes)"
@@ -872,17 +873,21 @@ class VerifyResult(BaseModel):
     checked: int = Field(description="done games whose transcripts were checked")
     problems: list[str] = Field(default_factory=list, description="one line per game that failed a check")
     unhashed: int = Field(default=0, description="done games the index has no digest for (older runs)")
+    abandoned: list[str] = Field(default_factory=list, description=(
+        "games the index records abandoned (stopped before their end: not rated, replayed by --resume)"))
 
 
-def verify_tournament(out: Path) -> VerifyResult:
+def verify_tournament(out: Path, *, read_hashed: bool = True) -> VerifyResult:
     """Check a tournament folder without replaying: every game the index calls done has its
     transcript, the transcript's bytes match the digest recorded when it was done, it has a result
-    line, and its header seats the agents and labels the schedule gave it."""
+    line, and its header seats the agents and labels the schedule gave it. ``read_hashed=False``
+    (``arena score``, which reads every game itself) reads only the games without a digest: a game
+    whose bytes match its digest is the file the runner checked and stored."""
     from arena.transcript import TranscriptError, read_transcript
 
     meta_path = out / "tournament.json"
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = load_user_json(meta_path.read_text(encoding="utf-8"))  # UnicodeDecodeError is a ValueError
         cfg = TournamentConfig(**meta["config"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise TournamentError(f"{out}: not a readable tournament folder ({exc})") from None
@@ -890,6 +895,8 @@ def verify_tournament(out: Path) -> VerifyResult:
     index = Index(out / "index.jsonl")
     result = VerifyResult(out=str(out), checked=0)
     for game_id, entry in sorted(index.state.items()):
+        if entry.status == "abandoned":
+            result.abandoned.append(game_id)
         if entry.status != "done":
             continue
         result.checked += 1
@@ -901,6 +908,10 @@ def verify_tournament(out: Path) -> VerifyResult:
             result.unhashed += 1
         elif file_digest(path) != entry.sha256:
             result.problems.append(f"{game_id}: the transcript changed since it was recorded (digest differs)")
+            continue
+        elif not read_hashed:
+            if game_id not in scheduled:
+                result.problems.append(f"{game_id}: not in this tournament's schedule")
             continue
         try:
             transcript = read_transcript(path)
@@ -917,3 +928,47 @@ def verify_tournament(out: Path) -> VerifyResult:
             result.problems.append(f"{game_id}: the header seats {seated}, the schedule "
                                    f"{list(zip(game.specs, game.labels))}")
     return result
+
+
+def unverified_transcripts(transcripts: list[Path]) -> list[str]:
+    """What ``arena score`` must not rate unnoticed: for every tournament folder holding one of
+    ``transcripts`` (a folder with ``tournament.json`` above it), the problems :func:`verify_tournament`
+    finds, and each transcript there that the index does not know (added after the run). A game
+    the index calls abandoned or failed has no digest; a transcript outside any tournament folder
+    has nothing to be checked against."""
+    folders: dict[Path, list[Path]] = {}
+    for path in transcripts:
+        folder = next((d for d in path.resolve().parents if (d / "tournament.json").is_file()), None)
+        if folder is not None:
+            folders.setdefault(folder, []).append(path)
+    problems: list[str] = []
+    for folder, inside in sorted(folders.items()):
+        try:
+            result = verify_tournament(folder, read_hashed=False)
+        except TournamentError as exc:
+            problems.append(str(exc))
+            continue
+        problems += [f"{folder}: {p}" for p in result.problems]
+        state = Index(folder / "index.jsonl").state
+        status = {transcript_path(folder, game_id).resolve(): entry.status for game_id, entry in state.items()}
+        for path in sorted(inside):
+            known = status.get(path.resolve())
+            if known not in ("done", "abandoned", "failed"):
+                problems.append(f"{folder}: {path.name} is not a game of this tournament's index (added after the run?)")
+            elif known != "done" and _claims_a_finished_game(path):
+                # No digest is kept for a game that did not finish: its transcript must not claim it did.
+                problems.append(f"{folder}: {path.stem}: the index records it {known}, its transcript a finished game")
+    return problems
+
+
+def _claims_a_finished_game(path: Path) -> bool:
+    """The transcript's last line is a result line that is not abandoned."""
+    with open(path, "rb") as fh:
+        fh.seek(0, 2)
+        fh.seek(max(fh.tell() - 65536, 0))
+        tail = fh.read().rstrip(b"\n").rpartition(b"\n")[2]
+    try:
+        last = json.loads(tail)
+    except ValueError:
+        return False
+    return isinstance(last, dict) and last.get("type") == "result" and not last.get("abandoned")

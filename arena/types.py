@@ -114,6 +114,7 @@ class WinReason(StrEnum):
     SIDE_KILL_GODS = "side_kill_gods"  # every god is out (R172)
     SIDE_KILL_VILLAGERS = "side_kill_villagers"  # every ordinary villager is out (R172)
     NO_WOLVES_OR_THIRD_PARTY = "no_wolves_or_third_party"  # the village wins (R170)
+    ALL_WOLVES_DEAD = "all_wolves_dead"  # village_win=all_wolves_dead, a non-wolf of a bad camp alive (R171)
     NOBODY_ALIVE = "nobody_alive"
     SHERIFF_DECIDES = "sheriff_decides"  # two players left and one holds the badge (R100)
     NO_ELIMINATION_NIGHT_AND_DAY = "no_elimination_night_and_day"  # draw_rule (R102)

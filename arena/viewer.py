@@ -158,7 +158,7 @@ class EventText:
             return self.t("pk_platform", seats=self.seats(e.seats))
         if isinstance(e, ExileResult):
             if e.seat is None:
-                return self.t("exile_none")
+                return self.t("exile_none", reason=self.reason(e.reason))
             if e.reason == "idiot_revealed":
                 return ev["exile_idiot"].format(seat=self.s(e.seat))
             return self.t("exile_result", seat=self.s(e.seat))

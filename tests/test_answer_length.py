@@ -1,8 +1,8 @@
 """Answers are not cut off (#25 item 8): ``max_tokens`` is sized from the answer's own limits (field
 lengths x tokens per character of the table's language) and the model's kind (reasoning models get
 headroom, the Responses limit covers their reasoning); a seat's own ``max_tokens`` wins. A reply cut
-off by length is recorded as such on the decision line (``usage.cut_off``) and counted apart from
-other fallbacks (``cut_off_fallback_rate``). Each SDK path through a loopback server."""
+off by length is recorded as such on its attempt (``truncated``) and counted apart from other
+fallbacks (``cut_off_fallback_rate``). Each SDK path through a loopback server."""
 
 from __future__ import annotations
 
@@ -78,13 +78,15 @@ def test_chat_completions_sizes_and_records_a_length_cut_off():
     with LoopbackServer() as srv:
         srv.queue(Reply(body=openai_completion(CUT, finish_reason="length")),
                   Reply(body=openai_completion(CUT, finish_reason="length")))
-        answer = _decide(_agent("openai:gpt-4o-mini", srv.url + "/v1", compatible=False),
-                         observation(lang="zh"), speech_request())
+        seat = _agent("openai:gpt-4o-mini", srv.url + "/v1", compatible=False)
+        answer = _decide(seat, observation(lang="zh"), speech_request())
         bodies = [s.body for s in srv.seen]
-    sized = sized_max_tokens(answer_schema(speech_request(), speech_chars=800).json_schema, "zh")
+    asked = answer_schema(speech_request(), speech_chars=800, claims=seat.options.declare_claims)
+    sized = sized_max_tokens(asked.json_schema, "zh")
     assert [b["max_completion_tokens"] for b in bodies] == [sized, sized] and sized > 2350
     x = answer.extras
-    assert x.fallback and x.usage.cut_off == 2 and "cut off at the token limit (length)" in x.error
+    assert x.fallback and [a.truncated for a in x.attempts] == [True, True]
+    assert "cut off at the token limit (length)" in x.error
     assert [r.finish_reason for r in x.usage.replies] == ["length", "length"]
 
 
@@ -106,7 +108,7 @@ def test_responses_gives_a_reasoning_model_headroom_and_records_max_output_token
         body = srv.seen[0].body
     assert body["max_output_tokens"] >= 24576  # the answer plus medium effort's hidden reasoning
     x = answer.extras
-    assert not x.fallback and answer.value == 3 and x.usage.cut_off == 1
+    assert not x.fallback and answer.value == 3 and [a.truncated for a in x.attempts] == [True, False]
     assert x.attempts[0].error.startswith("your reply was cut off at the token limit (max_output_tokens)")
 
 
@@ -116,7 +118,7 @@ def test_anthropic_max_tokens_stop_is_recorded_and_a_fixed_thinking_budget_is_ad
                   Reply(body=anthropic_message(text=CUT, stop_reason="max_tokens")))
         answer = _decide(_agent("anthropic:claude-sonnet-4-6", srv.url), observation(lang="zh"), vote_request())
         plain = srv.seen[0].body["max_tokens"]
-    assert plain >= 1024 and answer.extras.fallback and answer.extras.usage.cut_off == 2
+    assert plain >= 1024 and answer.extras.fallback and all(a.truncated for a in answer.extras.attempts)
     with LoopbackServer() as srv:
         srv.queue(Reply(body=anthropic_message(text=GOOD, thinking="hm")))
         _decide(_agent("anthropic:claude-sonnet-4-6", srv.url, thinking_budget=2048), observation(lang="zh"),
@@ -128,9 +130,7 @@ def test_anthropic_max_tokens_stop_is_recorded_and_a_fixed_thinking_budget_is_ad
 def test_the_report_counts_a_cut_off_fallback_apart_from_other_fallbacks():
     from arena.evaluate.families import last_reply_cut_off
 
-    cut = {"cut_off": 2, "replies": [{"finish_reason": "length"}, {"finish_reason": "max_tokens"}]}
-    assert last_reply_cut_off(cut)
+    assert last_reply_cut_off([{"error": "cut", "truncated": True}, {"error": "cut", "truncated": True}])
     # A cut-off repaired by a later reply that was then illegal is an ordinary fallback.
-    assert not last_reply_cut_off({"cut_off": 1, "replies": [{"finish_reason": "length"}, {"finish_reason": "stop"}]})
-    assert not last_reply_cut_off({"cut_off": 0, "replies": [{"finish_reason": "stop"}]})
-    assert not last_reply_cut_off(None)
+    assert not last_reply_cut_off([{"error": "cut", "truncated": True}, {"error": "seat 42 is not legal"}])
+    assert not last_reply_cut_off([]) and not last_reply_cut_off(None)

@@ -206,7 +206,7 @@ def game2(folder: Path) -> Path:
         3: {"beliefs": B3V, "reasoning": "Seat 5 is the wolf, 1 maybe.", "latency_ms": 200.0,
             "usage": {"input_tokens": 100, "output_tokens": 20, "cached": 40, "reasoning": 5, "cost_usd": 0.01}},
         4: {"reasoning": "I think seat 6 and seat 2 are odd.", "usage": {"total_tokens": 50}},
-        6: {"attempts": [{"raw": "seven", "error": "not a seat"}, {"raw": 3}]},
+        6: {"attempts": [{"raw": '{"act', "error": "cut off", "truncated": True}, {"raw": 3}]},
     }
     for voter, target in votes.items():
         b.dec(voter, "vote", "D1", [s for s in range(1, 7) if s != voter], target, **extra.get(voter, {}))
@@ -291,6 +291,8 @@ def test_game2_honesty_and_reliability(tmp_path: Path) -> None:
     assert (inv.value, inv.n) == (pytest.approx(1 / 3), 3)
     fb = row(m, "fallback_rate", "C")  # seat 5's speech fell back to the default
     assert (fb.value, fb.n) == (pytest.approx(1 / 3), 3)
+    cut = row(m, "truncated_replies", "C")  # seat 6's first reply was cut off by the token limit: apart from fallbacks
+    assert (cut.value, cut.n) == (pytest.approx(1 / 3), 3)
     assert row(m, "invalid_answers", "A").n == 5  # seer check, two speeches, two votes
 
 
@@ -489,13 +491,12 @@ def test_a_fallback_after_a_cut_off_reply_is_counted_apart(tmp_path: Path) -> No
     """#25 item 8: a decision settled by the default because the model's last reply was cut off at
     the token limit counts in cut_off_fallback_rate, not in fallback_rate."""
     b = Builder(ROLES2, AGENTS2, "cutoff")
-    cut = {"cut_off": 2, "replies": [{"finish_reason": "length"}, {"finish_reason": "max_output_tokens"}]}
-    b.dec(5, "speech", "D1", defaulted=True, usage={"input": 100, "output": 50, **cut})
-    b.dec(6, "speech", "D1", defaulted=True, usage={"input": 100, "output": 50, "cut_off": 0,
-                                                    "replies": [{"finish_reason": "stop"}]})
-    b.dec(5, "speech", "D2", usage={"input": 100, "output": 50, "cut_off": 1,
-                                    "replies": [{"finish_reason": "length"}, {"finish_reason": "stop"}]})
+    cut = [{"raw": '{"reas', "error": "cut off", "truncated": True}, {"raw": '{"re', "error": "cut off", "truncated": True}]
+    b.dec(5, "speech", "D1", defaulted=True, attempts=cut)
+    b.dec(6, "speech", "D1", defaulted=True, attempts=[{"raw": "x", "error": "not JSON"}])
+    b.dec(5, "speech", "D2", attempts=[{"raw": '{"re', "error": "cut off", "truncated": True}, {"raw": "ok"}])
     m = score_files(b.write(tmp_path, "village", alive=[1, 2, 3, 4]))
     cut_rate, plain = row(m, "cut_off_fallback_rate", "C"), row(m, "fallback_rate", "C")
     assert (cut_rate.value, cut_rate.n) == (pytest.approx(1 / 3), 3)  # seat 5's D1 speech
     assert (plain.value, plain.n) == (pytest.approx(1 / 3), 3)  # seat 6's: its reply was not cut off
+    assert row(m, "truncated_replies", "C").value == pytest.approx(2 / 3)  # seat 5's two speeches

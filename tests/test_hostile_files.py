@@ -247,7 +247,7 @@ def test_a_yaml_alias_bomb_in_a_config_is_refused(tmp_path: Path) -> None:
     with pytest.raises(TournamentError, match="aliases"):
         load_config(path)
     result = runner.invoke(app, ["scenario", "run", str(path)])  # a scenario file that cannot load fails
-    assert result.exit_code == 1 and "aliases (*name) are not accepted" in result.output, result.output
+    assert result.exit_code == 2 and "aliases (*name) are not accepted" in result.output, result.output
     result = runner.invoke(app, ["play", "--rule", "sheriff=&a [*a]", "--agents", "bot:random"])
     assert result.exit_code == 2 and "alias" in result.output, result.output
 

@@ -84,7 +84,7 @@ def test_a_good_answer_with_beliefs_and_notes():
     answer = decide(agent, observation(), request)
     assert answer.value == 3 and answer.reasoning == "3 fakes the referee" and answer.notes == "2 claims seer"
     assert answer.beliefs == {2: 0.1, 3: 0.9, 4: 1.0}  # own seat, dead seats and junk dropped, clamped
-    assert [a.model_dump() for a in answer.extras.attempts] == [{"raw": json.dumps(reply), "error": None}]
+    assert [a.model_dump() for a in answer.extras.attempts] == [{"raw": json.dumps(reply), "error": None, "truncated": False}]
     assert not answer.extras.fallback and answer.extras.usage.calls == 1
     assert answer.extras.usage.replies[0].model == "scripted"  # the served model id the provider reported
     line = as_line(request, answer)
@@ -130,7 +130,7 @@ def test_provider_failure_falls_back_without_re_asking():
     answer = decide(agent, observation(), vote_request())
     assert answer.extras.fallback is True and answer.value is None
     assert [a.model_dump() for a in answer.extras.attempts] == [
-        {"raw": None, "error": "provider error: HTTP 500: scripted (gave up after 2 attempts)"}]
+        {"raw": None, "error": "provider error: HTTP 500: scripted (gave up after 2 attempts)", "truncated": False}]
     assert answer.extras.usage.retries == 1 and provider.calls == 2
 
 

@@ -86,7 +86,7 @@ def test_rate_limit_through_langchain_is_retryable_with_retry_after():
 
 def test_any_base_chat_model_by_import_path_falls_back_to_text():
     provider = make_provider(
-        "langchain", "langchain_core.language_models.fake_chat_models:FakeListChatModel",
+        "langchain", "langchain_core.language_models.fake_chat_models:FakeListChatModel", trusted=True,
         model_kwargs={"responses": ['Here you go: {"reasoning": "r", "action": 3, "notes": ""}']})
     result = asyncio.run(ManagedProvider(provider).call(MESSAGES, schema=SCHEMA))
     assert result.ok and result.reply.parsed is None and '"action": 3' in result.reply.text

@@ -64,7 +64,7 @@ def test_sections_are_the_whole_prompt_in_order():
 def test_summary_memory_costs_less_than_full_memory_with_realistic_speech():
     """The budget is never met by dropping facts (#25 item 3). With the talking stand-in (speeches
     of 300-600 characters, as chat models give) no memory that keeps the facts and today's speeches
-    whole stays under the old 100k-token budget of issue 17 (about 640k prompt tokens a game in
+    whole stays under the old 100k-token budget of issue 17 (about 750k prompt tokens a game in
     English, see docs/llm.md and `benchmarks/llm_budget.py --agent mock:talker`); what summary memory
     must do is cost clearly less than full memory, in prompt tokens, for the same game."""
     pytest.importorskip("bpe_openai")

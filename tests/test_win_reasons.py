@@ -21,8 +21,8 @@ from tests.helpers import random_game
 LATIN = re.compile(r"[A-Za-z_]{2,}")
 #: Every reason id an event can carry: a game's, an election's, an exile's, lost skills'.
 OTHER_REASONS = ["elected", "unopposed", "elected_after_pk", "no_candidate", "all_withdrew", "nobody_may_vote", "tie",
-                 "no_ballot", "second_tie", "second_tie_retry", "no_exile", "exiled", "idiot_revealed", "scapegoat",
-                 "elder_penalty", "fire_wolf"]
+                 "no_ballot", "second_tie", "second_tie_retry", "no_exile", "third_tie", "revote_limit", "exiled",
+                 "idiot_revealed", "scapegoat", "elder_penalty", "fire_wolf"]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -46,14 +46,18 @@ ANTHROPIC_EFFORTS = ("low", "medium", "high", "xhigh", "max")  # output_config.e
 class AnthropicProvider:
     name = "anthropic"
 
-    def __init__(self, model: str, *, base_url: str | None = None, timeout: float = 60.0):
+    def __init__(self, model: str, *, base_url: str | None = None, timeout: float = 60.0,
+                 api_key_env: str | None = None):
         try:
             import anthropic
         except ImportError as exc:  # pragma: no cover - anthropic is a core dependency
             raise ProviderConfigError("the anthropic package is not installed (pip install anthropic)") from exc
         self._anthropic = anthropic
         self.model = model
-        key = secrets.api_key("anthropic")
+        # The key goes to Anthropic's endpoint or the base URL the user set for it (a seat's base_url,
+        # ANTHROPIC_BASE_URL, the keys file); api_key_env names another variable for that endpoint.
+        key = secrets.key_from_env(api_key_env, f"anthropic:{model}") if api_key_env is not None \
+            else secrets.api_key("anthropic")
         if not key:
             raise ProviderConfigError(f"no Anthropic key: set ANTHROPIC_API_KEY (or put one in {secrets.keys_file()})")
         self.base_url = base_url or secrets.base_url("anthropic")

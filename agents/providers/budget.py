@@ -19,8 +19,8 @@ TOKENS_PER_CHAR = {"en": 0.4, "zh": 1.3}
 TOKENS_PER_PROPERTY = 8
 TOKENS_PER_OBJECT = 8
 SCALAR_TOKENS = 6  # a seat number, a boolean, null, a probability such as 0.35
-# A string field without a maxLength (a legal set this agent does not know): room for this many characters.
-UNBOUNDED_STRING_CHARS = 2000
+# A string field without a maxLength (a claim's role, a legal set this agent does not know): room for this many characters.
+UNBOUNDED_STRING_CHARS = 100
 ROUND_TO = 256
 # Hidden reasoning a reasoning model may spend before it answers, by its effort (None: the model's
 # default, medium). OpenAI suggests reserving about 25,000 tokens for reasoning and output at first.

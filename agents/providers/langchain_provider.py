@@ -43,13 +43,20 @@ def register_model(name: str, module: str, cls: str) -> None:
     KNOWN_MODELS[name] = (module, cls, None)
 
 
+def names_class_path(rest: str) -> bool:
+    """``rest`` (after ``langchain:``) names a module and class to import rather than a registered
+    name: only the operator may write one (it imports and constructs whatever it names)."""
+    parts = rest.split(":")
+    return "." in parts[0] or len(parts) >= 2 and parts[1][:1].isupper()
+
+
 def parse_spec(rest: str) -> tuple[str, str, str | None, str | None]:
     """``openai:gpt-4o-mini`` or ``pkg.mod:Class:model`` -> (module, class, model, sdk)."""
     parts = rest.split(":")
     if not parts or not parts[0]:
         raise ProviderConfigError("empty langchain spec; use langchain:NAME[:MODEL] or "
                                   "langchain:package.module:Class[:MODEL]")
-    if "." in parts[0] or len(parts) >= 2 and parts[1][:1].isupper():
+    if names_class_path(rest):
         if len(parts) < 2:
             raise ProviderConfigError(f"langchain:{rest}: give the class as package.module:Class")
         return parts[0], parts[1], (":".join(parts[2:]) or None), None
@@ -64,7 +71,9 @@ class LangChainProvider:
     name = "langchain"
 
     def __init__(self, rest: str | None = None, *, chat_model: Any = None, model: str | None = None,
-                 base_url: str | None = None, timeout: float = 60.0, model_kwargs: dict[str, Any] | None = None):
+                 base_url: str | None = None, timeout: float = 60.0, model_kwargs: dict[str, Any] | None = None,
+                 trusted: bool = False):
+        """``trusted``: ``rest`` came from the operator; only then may it name a class to import and build."""
         if chat_model is not None:
             self.chat_model = chat_model
             self.model = model or getattr(chat_model, "model_name", None) or getattr(chat_model, "model", None) \
@@ -73,6 +82,9 @@ class LangChainProvider:
             self.price_provider = None
             return
         module_name, cls_name, spec_model, sdk = parse_spec(rest or "")
+        if not trusted and names_class_path(rest or ""):
+            raise ProviderConfigError(f"langchain:{rest} names a class to import and build; a class path is "
+                                      "accepted only from the operator's command line or config")
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:

@@ -69,7 +69,7 @@ class OpenAIProvider:
     def __init__(self, model: str, *, base_url: str | None = None, local: bool = False,
                  timeout: float = 60.0, organization: str | None = None, name: str | None = None,
                  api: Literal["auto", "chat", "responses"] = "auto", store: bool = False,
-                 compatible: bool | None = None):
+                 compatible: bool | None = None, api_key_env: str | None = None):
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - openai is a core dependency
@@ -79,7 +79,15 @@ class OpenAIProvider:
         self.local = local
         self.name = name or ("local" if local else "openai")
         url = base_url or (None if local else secrets.base_url("openai"))
-        key = secrets.api_key("openai")
+        if local:
+            if url is None:
+                raise ProviderConfigError("local: give the server's URL (local:MODEL@http://HOST:PORT/v1)")
+            # A local endpoint gets a key only when one is configured for it, never OPENAI_API_KEY by default.
+            key = secrets.local_endpoint_key(url, api_key_env)
+        elif api_key_env is not None:
+            key = secrets.key_from_env(api_key_env, f"openai:{model}")
+        else:
+            key = secrets.api_key("openai")  # OpenAI's endpoint, or the base URL the user set for it
         if not key:
             if not local and url is None:
                 raise ProviderConfigError("no OpenAI key: set OPENAI_API_KEY (or put one in "
@@ -96,8 +104,13 @@ class OpenAIProvider:
         self.store = bool(store)
         # SDK retries off (the wrapper retries, honouring Retry-After); the SDK timeout is a backstop
         # just above the wrapper's own per-attempt timeout.
-        self._client_args = dict(api_key=key, base_url=url, organization=organization, max_retries=0,
-                                 timeout=timeout + 5.0)
+        self._client_args: dict[str, Any] = dict(api_key=key, base_url=url, organization=organization,
+                                                 max_retries=0, timeout=timeout + 5.0)
+        if local and organization is None:
+            # The SDK would add OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment: OpenAI account
+            # names that a local server has no business receiving.
+            self._client_args["default_headers"] = {"OpenAI-Organization": openai.Omit(),
+                                                    "OpenAI-Project": openai.Omit()}
         self._clients = PerLoopClient(lambda: self._openai.AsyncOpenAI(**self._client_args))
 
     @property

@@ -6,6 +6,13 @@ Keys come only from the SDKs' own environment variables (``OPENAI_API_KEY``, ``O
 
     openai:    {api_key: sk-..., base_url: https://...}
     anthropic: {api_key: sk-ant-...}
+    local:     {"http://gpu-box:8000/v1": KEY}     # a key for one local: endpoint
+
+A key goes only where it belongs (:func:`key_for_endpoint`): the OpenAI key to OpenAI's endpoint or
+to the base URL the user set for it (``OPENAI_BASE_URL``, the keys file's ``base_url``, a seat's
+``base_url`` option); a ``local:MODEL@URL`` endpoint gets no key unless one is configured for that
+URL (the seat's ``api_key_env: NAME`` option naming an environment variable, the keys file's
+``local:`` entry, or the URL being the OpenAI base URL the user set).
 
 Agent options and board configs never hold a key (they end up in transcript headers), and no base
 URL may carry one (``https://user:KEY@host``: the SDK would send it as HTTP Basic auth, and a server
@@ -28,6 +35,7 @@ from urllib.parse import quote, quote_plus
 import yaml
 
 from arena.credentials import KEY_OPTION_NAMES, credential_problems, strip_url_credentials, url_has_credentials
+from arena.user_yaml import load_user_yaml
 
 KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
@@ -69,7 +77,7 @@ def _file_entry(provider: str) -> dict[str, Any]:
     except OSError as exc:
         raise _keys_file_error(path, f"cannot read it ({exc.strerror or type(exc).__name__})") from None
     try:
-        data = yaml.safe_load(text)
+        data = load_user_yaml(text)  # no aliases, nesting bounded: a hostile file is an error, not a crash
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -118,6 +126,46 @@ def base_url(provider: str) -> str | None:
         check_base_url(value, env or "base URL")
         return value
     return _file_entry(provider).get("base_url") or None
+
+
+def same_endpoint(a: str, b: str) -> bool:
+    """Two base URLs name the same endpoint (case of scheme and host, a trailing slash aside)."""
+    from urllib.parse import urlsplit
+
+    pa, pb = urlsplit(a.strip()), urlsplit(b.strip())
+    return (pa.scheme.lower(), pa.netloc.lower(), pa.path.rstrip("/")) == \
+        (pb.scheme.lower(), pb.netloc.lower(), pb.path.rstrip("/"))
+
+
+def key_from_env(name: str, source: str) -> str:
+    """The key in the environment variable the user named (a seat's ``api_key_env``)."""
+    from agents.providers.base import ProviderConfigError
+
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise ProviderConfigError(f"{source}: api_key_env must name an environment variable, got {name!r}")
+    value = os.environ.get(name)
+    if not value:
+        raise ProviderConfigError(f"{source}: api_key_env names {name}, which is not set")
+    remember_secret(value)
+    return value
+
+
+def local_endpoint_key(url: str, key_env: str | None = None) -> str | None:
+    """The key configured for the local endpoint ``url``, or None (it then gets none): the seat's
+    ``api_key_env``, else the keys file's ``local:`` entry for the URL, else the OpenAI key when the
+    URL is the OpenAI base URL the user set. ``OPENAI_API_KEY`` alone never reaches a local URL."""
+    if key_env is not None:
+        return key_from_env(key_env, f"local endpoint {strip_url_credentials(url)}")
+    for endpoint, value in _file_entry("local").items():
+        if isinstance(endpoint, str) and same_endpoint(endpoint, url):
+            if not isinstance(value, str) or not value.strip():
+                raise _keys_file_error(keys_file(), f"local: the key for {endpoint} must be a non-empty string")
+            remember_secret(value)
+            return value
+    openai_url = base_url("openai")
+    if openai_url is not None and same_endpoint(openai_url, url):
+        return api_key("openai")
+    return None
 
 
 def check_base_url(url: str, source: str) -> None:

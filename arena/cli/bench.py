@@ -18,12 +18,17 @@ def _options(pairs: List[str]) -> dict:
     """``k=v`` pairs to agent options (YAML scalars: 0.7, true, text)."""
     import yaml
 
+    from arena.user_yaml import load_user_yaml
+
     out = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise typer.BadParameter(f"--option {pair!r}: expected key=value")
-        out[key] = yaml.safe_load(value)
+        try:
+            out[key] = load_user_yaml(value)  # no aliases, nesting bounded
+        except yaml.YAMLError as exc:
+            raise typer.BadParameter(f"--option {pair[:80]!r}: not a YAML value ({getattr(exc, 'problem', None) or exc})")
     return out
 
 

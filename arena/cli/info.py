@@ -45,7 +45,8 @@ def rules_show(
 
     from arena.rules.night import called_steps, merged_steps
 
-    rules = resolve_rules(board_id(preset_id, players), parse_rule_overrides(rule))
+    overrides = parse_rule_overrides(rule)
+    rules = resolve_rules(board_id(preset_id, players), overrides)
     preset = rules.preset
     switches = rules.switches.model_dump(mode="json")
     # R18: the night steps as this board calls them, with any step merged from order_003 named.
@@ -60,12 +61,12 @@ def rules_show(
     for card in preset.cards:
         counts[card.value] = counts.get(card.value, 0) + 1
     typer.echo(f"{preset.id}: {preset.title_en} / {preset.title_zh}")
-    typer.echo(f"seed document {preset.seed_doc}, profile {preset.profile}, {preset.players} players"
+    typer.echo(f"seed document {preset.seed_doc}, profile {overrides.get('profile', preset.profile)}, {preset.players} players"
                + (f", {len(preset.cards)} cards ({preset.center_size} in the center)" if preset.center_size else ""))
     typer.echo("roles: " + ", ".join(f"{en['role'].get(r, r)} ×{n}" for r, n in counts.items()))
     typer.echo("角色：" + "、".join(f"{zh['role'].get(r, r)}×{n}" for r, n in counts.items()))
-    typer.echo("win: " + WIN_TEXT_EN[switches["win_mode"]])
-    typer.echo("胜负：" + WIN_TEXT_ZH[switches["win_mode"]])
+    typer.echo("win: " + WIN_TEXT_EN[switches["win_mode"]] + "; " + VILLAGE_TEXT_EN[switches["village_win"]])
+    typer.echo("胜负：" + WIN_TEXT_ZH[switches["win_mode"]] + "；" + VILLAGE_TEXT_ZH[switches["village_win"]])
     if "cupid" in counts:
         typer.echo("third party: " + LOVERS_TEXT_EN[switches["cupid_camp"]]
                    + "; if several sides win at once: lovers > wolves > village")
@@ -84,9 +85,18 @@ def rules_show(
 
 
 WIN_TEXT_EN = {
-    "town_kill": "town-kill (屠城): wolves win when every non-wolf is dead; the village when every wolf and third party is dead",
-    "side_kill": "side-kill (屠边): wolves win when all gods or all villagers are dead; the village when every wolf and third party is dead",
-    "villagers_or_key_roles": "wolves win when all ordinary villagers or all key roles are dead; the village when every wolf is dead",
+    "town_kill": "town-kill (屠城): wolves win when every non-wolf is dead",
+    "side_kill": "side-kill (屠边): wolves win when all gods or all villagers are dead",
+    "villagers_or_key_roles": "wolves win when all ordinary villagers or all key roles are dead",
+}
+#: R171: the village's half of the win line, by ``village_win``.
+VILLAGE_TEXT_EN = {
+    "wolves_and_bad_identities_dead": "the village when every wolf and third party is dead",
+    "all_wolves_dead": "the village when every wolf is dead, whatever camp Cupid plays for",
+}
+VILLAGE_TEXT_ZH = {
+    "wolves_and_bad_identities_dead": "好人放逐或杀光所有狼人与第三方获胜",
+    "all_wolves_dead": "好人放逐或杀光所有狼人获胜，不论丘比特帮哪一方",
 }
 LOVERS_TEXT_EN = {
     "follows_lovers": "a wolf-and-good couple and Cupid win when everyone else is dead; same-camp lovers and Cupid help their camp",
@@ -101,9 +111,9 @@ LOVERS_TEXT_ZH = {
     "always_third": "情侣、丘比特与证婚人组成第三方，杀光其余所有人获胜",
 }
 WIN_TEXT_ZH = {
-    "town_kill": "屠城，狼人杀光所有非狼人获胜；好人放逐或杀光所有狼人与第三方获胜",
-    "side_kill": "屠边，狼人杀光所有神职或所有平民获胜；好人放逐或杀光所有狼人与第三方获胜",
-    "villagers_or_key_roles": "狼人杀光所有平民或所有巨头获胜；好人杀光所有狼人获胜",
+    "town_kill": "屠城，狼人杀光所有非狼人获胜",
+    "side_kill": "屠边，狼人杀光所有神职或所有平民获胜",
+    "villagers_or_key_roles": "狼人杀光所有平民或所有巨头获胜",
 }
 
 

@@ -65,7 +65,7 @@ def play_command(
     With no options: a 12-player std-12-guard game of bot:heuristic seats, narrated here, its
     transcript written under transcripts/.
     """
-    from agents.registry import make_agent, parse_agents_option
+    from agents.registry import make_operator_agent, parse_agents_option
     from arena.config import board_id, resolve_rules
     from arena.engine import GameSetup
     from arena.narration import Narrator, templates
@@ -102,14 +102,15 @@ def play_command(
         for i in range(players) if seat is None else [seat - 1]:
             if is_model_spec(specs[i]):
                 seat_options[i][key] = value
-    seat_agents = [make_agent(spec, seat=i + 1, seed=seed, **{"lang": lang, **seat_options[i]})
+    seat_agents = [make_operator_agent(spec, seat=i + 1, seed=seed, **{"lang": lang, **seat_options[i]})
                    for i, spec in enumerate(specs)]
     if game_deadline is None and not human_seats and any(is_model_spec(s) for s in specs):
         game_deadline = DEFAULT_GAME_DEADLINE
     setup = GameSetup(preset=preset, seed=seed, rules=overrides)
     path = transcript_path(out, preset, seed)
     # A human player sees only his seat; a spectator may see everything.
-    narrator = Narrator(lang, god_view=god_view and not human_seats, seat=human_seats[0] if human_seats else None)
+    narrator = Narrator(lang, god_view=god_view and not human_seats, seat=human_seats[0] if human_seats else None,
+                        says_view=True)
     on_event = None
     live = None
     if watch:

@@ -14,6 +14,11 @@ if TYPE_CHECKING:
     from arena.evaluate.report import Report
 
 
+class ClaimsReaderKind(str, Enum):
+    regex = "regex"
+    model = "model"
+
+
 class ReportFormat(str, Enum):
     md = "md"
     json = "json"
@@ -33,6 +38,18 @@ def score_command(
     pages: bool = typer.Option(False, "--replay-pages",
                                help="html: also write the replay page of every game a metric row links to "
                                     "(beside its transcript, as `arena view` does)."),
+    allow_unverified: bool = typer.Option(False, "--allow-unverified",
+                                          help="Score games of a tournament folder that fail `arena verify` (a "
+                                               "transcript changed since it was recorded, missing, or unknown "
+                                               "to the index) and list them in the report. Without it such "
+                                               "games stop the command with exit 1."),
+    claims_reader: ClaimsReaderKind = typer.Option(
+        ClaimsReaderKind.regex, "--claims-reader",
+        help="Who reads the speeches for the claim metrics: regex (the rule-based reader, offline, the default) or "
+             "model (a model with a fixed prompt; needs --claims-model). The report names the reader."),
+    claims_model: Optional[str] = typer.Option(
+        None, "--claims-model",
+        help="KIND:MODEL of the model reader (openai:gpt-4.1-mini, anthropic:MODEL, local:MODEL@URL, langchain:...)."),
     include_forks: bool = typer.Option(False, "--include-forks",
                                        help="Count forked games (arena fork) as ordinary games in the ratings, win "
                                             "rates and metrics. By default they share their parent's prefix, so they "
@@ -42,12 +59,40 @@ def score_command(
 
     Every metric and its chance baseline is defined in docs/metrics.md.
     """
+    from arena.evaluate.load import find_transcripts
     from arena.evaluate.ratings import RatingConfig
     from arena.evaluate.report import render, score
+    from arena.tournament import unverified_transcripts
     from arena.transcript import TranscriptError
 
+    # Tournament folders are checked first, as `arena verify` checks them: a changed game is not rated unnoticed.
+    unverified = unverified_transcripts(find_transcripts(paths))
+    if unverified and not allow_unverified:
+        for problem in unverified[:20]:
+            typer.secho(problem, err=True, fg=typer.colors.RED)
+        more = f" (and {len(unverified) - 20} more)" if len(unverified) > 20 else ""
+        typer.secho(f"error: {len(unverified)} game(s) fail `arena verify`{more}; nothing scored. Restore them, "
+                    "or score them anyway with --allow-unverified (they are then listed in the report)",
+                    err=True, fg=typer.colors.RED)
+        raise typer.Exit(1)
+    reader = None
+    if claims_reader is ClaimsReaderKind.model:
+        from agents.providers import ProviderConfigError
+        from agents.claims_reading import reader_from_spec
+
+        if not claims_model:
+            raise ProviderConfigError("--claims-reader model needs --claims-model KIND:MODEL (e.g. openai:gpt-4.1-mini)")
+        reader = reader_from_spec(claims_model)
+    elif claims_model:
+        from agents.providers import ProviderConfigError
+
+        raise ProviderConfigError("--claims-model is only read with --claims-reader model")
     report = score(paths, rating=RatingConfig(n_resamples=resamples, seed=seed), strict=strict,
-                   include_forks=include_forks)
+                   include_forks=include_forks, claims_reader=reader)
+    if reader is not None:
+        reader.close()
+        typer.echo(f"claims read by {report.claims_reader}", err=True)
+    report.unverified = unverified
     if report.availability.games == 0 and not report.forks_excluded:
         raise TranscriptError(_nothing_scored(paths, report))
     if out is None and fmt is ReportFormat.html:  # a page belongs in a file, as `arena view` writes one

@@ -4,6 +4,7 @@ and ``arena merge``."""
 from __future__ import annotations
 
 import asyncio
+import signal
 from contextlib import contextmanager
 from dataclasses import replace
 from enum import Enum
@@ -13,6 +14,7 @@ from typing import Any, Callable, Iterator, List, Optional
 import typer
 
 from arena.cli.common import friendly
+from arena.stopping import Terminated, terminate_as_interrupt
 
 
 class Executor(str, Enum):
@@ -95,11 +97,15 @@ def tournament_command(
                 return await run_tournament(cfg, replace(options, on_watch_event=on_watch_event,
                                                          on_progress=lambda p: live.update(view(p))))
 
+    # SIGTERM unwinds like Ctrl-C (games cancelled, Ray shut down, the hint below), never a bare kill.
+    previous = signal.signal(signal.SIGTERM, terminate_as_interrupt)
     try:
         result = asyncio.run(go())
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         console.print("interrupted: run again with --resume to finish the unfinished games")
-        raise typer.Exit(130) from None
+        raise typer.Exit(128 + signal.SIGTERM if isinstance(exc, Terminated) else 130) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     console.print(f"{result.played} played, {result.skipped} already done, {len(result.failed)} failed "
                   f"of {result.scheduled} in {result.seconds:.1f}s -> {result.out}")
     if result.flagged:

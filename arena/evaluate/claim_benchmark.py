@@ -1,4 +1,9 @@
-"""Precision and recall of the claim extractor on labelled speeches (``tests/data/claims_labelled.jsonl``).
+"""Precision and recall of a claims reader on labelled speeches (``tests/data/claims_*.jsonl``).
+
+Three sets: ``claims_labelled.jsonl`` (short speeches: bot transcripts and hand-written, the
+original set), ``claims_tuning.jsonl`` (chat-model-style speeches the reader was tuned on) and
+``claims_frozen.jsonl`` (chat-model-style speeches written and committed before the reader was
+touched, never tuned on: the fair estimate).
 
 Each line holds a speech and what it claims, labelled by hand: ``roles`` the speaker claims,
 ``checks`` (seat, result) it reports as its own seer results (with a checking word, or stated flatly
@@ -12,13 +17,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from pydantic import BaseModel, ConfigDict
 
 from arena.evaluate.claims import Claims, parse_claims
 
 CLAIM_TYPES = ("roles", "checks", "reported_roles", "reported_checks")
+DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
+#: the labelled sets by name, as ``benchmarks/claim_extractor.py --set`` takes them
+SETS = {"labelled": DATA_DIR / "claims_labelled.jsonl", "tuning": DATA_DIR / "claims_tuning.jsonl",
+        "frozen": DATA_DIR / "claims_frozen.jsonl"}
+#: a reader: speech text and seat count -> the claims it reads
+Reader = Callable[[str, int], Claims]
 #: Seat numbers in the labelled set go up to 18 (the largest shipped board).
 PLAYERS = 24
 
@@ -56,16 +67,25 @@ def labelled(row: dict[str, Any]) -> dict[str, set[tuple[Any, ...]]]:
     }
 
 
-def score_rows(rows: Iterable[dict[str, Any]]) -> tuple[list[TypeScore], list[tuple[str, str, set, set]]]:
+def false_check_speeches(rows: Iterable[dict[str, Any]], reader: Reader = parse_claims) -> list[str]:
+    """Ids of the speeches in which the reader credits the speaker with a check it never made."""
+    return [row["id"] for row in rows
+            if predicted(reader(row["text"], PLAYERS))["checks"] - labelled(row)["checks"]]
+
+
+def score_rows(rows: Iterable[dict[str, Any]], reader: Reader = parse_claims
+               ) -> tuple[list[TypeScore], list[tuple[str, str, set, set]]]:
     """Scores per claim type, and the misses as (id, type, false positives, false negatives)."""
     tp = dict.fromkeys(CLAIM_TYPES, 0)
     fp = dict.fromkeys(CLAIM_TYPES, 0)
     fn = dict.fromkeys(CLAIM_TYPES, 0)
     misses = []
     for row in rows:
-        got = predicted(parse_claims(row["text"], PLAYERS))
+        got = predicted(reader(row["text"], PLAYERS))
         want = labelled(row)
+        unsure = {t: {tuple(x) for x in row.get("unsure", {}).get(t, [])} for t in CLAIM_TYPES}
         for t in CLAIM_TYPES:
+            got[t] -= unsure[t] - want[t]  # a conditional claim the labels leave open counts neither way
             tp[t] += len(got[t] & want[t])
             fp[t] += len(got[t] - want[t])
             fn[t] += len(want[t] - got[t])
@@ -78,3 +98,4 @@ def score_rows(rows: Iterable[dict[str, Any]]) -> tuple[list[TypeScore], list[tu
         for t in CLAIM_TYPES
     ]
     return scores, misses
+

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable
 
 from arena.evaluate.accumulate import ALL, Accumulator, roster_keys
-from arena.evaluate.claims import mentioned_seats, parse_claims
+from arena.evaluate.claims import mentioned_seats, read_claims
 from arena.evaluate.load import RawGame
 from arena.evaluate.records import GameRecord, SeatRecord
 from arena.transcript import usage_cost, usage_tokens
@@ -246,20 +246,15 @@ class Outcomes(Family):
             acc.rate("self_play_balance", only_agent, good_won, 0.5, group=ctx.board)
 
 
-CUT_OFF_REASONS = frozenset({"length", "max_tokens", "max_output_tokens", "model_context_window_exceeded"})
-
-
-def last_reply_cut_off(usage: Any) -> bool:
-    """The decision's last model reply was cut off at the token limit (its ``usage`` record)."""
-    if not isinstance(usage, dict) or not usage.get("cut_off"):
-        return False
-    replies = usage.get("replies") or []
-    last = replies[-1] if replies and isinstance(replies[-1], dict) else {}
-    return last.get("finish_reason") in CUT_OFF_REASONS
+def last_reply_cut_off(attempts: Any) -> bool:
+    """The decision's last attempt was a reply cut off at the token limit (its ``truncated`` flag)."""
+    last = attempts[-1] if isinstance(attempts, list) and attempts else None
+    return isinstance(last, dict) and bool(last.get("truncated"))
 
 
 class Reliability(Family):
-    """invalid_answers, fallback_rate, cut_off_fallback_rate, tokens, cost, latency, reasoning_consistency."""
+    """invalid_answers, fallback_rate, cut_off_fallback_rate, truncated_replies, tokens, cost, latency,
+    reasoning_consistency."""
 
     DECISIONS = True
 
@@ -280,10 +275,13 @@ class Reliability(Family):
         attempts = line.get("attempts") or []
         invalid = bool(line.get("refused")) or any(at.get("error") for at in attempts if isinstance(at, dict))
         acc.rate("invalid_answers", a, 1.0 if invalid else 0.0, 0.0)
+        # a reply cut off by the token limit is counted apart: a harness limit, not the model's judgement
+        cut = any(at.get("truncated") for at in attempts if isinstance(at, dict))
+        acc.rate("truncated_replies", a, 1.0 if cut else 0.0, 0.0)
         usage = line.get("usage")
         # A fallback after a reply cut off at the token limit is counted apart: the seat's max_tokens,
         # not the model's answer, settled it.
-        cut_off = bool(line.get("defaulted")) and last_reply_cut_off(usage)
+        cut_off = bool(line.get("defaulted")) and last_reply_cut_off(attempts)
         fell_back = bool(line.get("defaulted") or line.get("refused")) and not cut_off
         acc.rate("fallback_rate", a, 1.0 if fell_back else 0.0, 0.0)
         acc.rate("cut_off_fallback_rate", a, 1.0 if cut_off else 0.0, 0.0)
@@ -321,7 +319,7 @@ class Reliability(Family):
         plain = ctx.game.plain_decisions
         for s, count in plain.items():
             a = ctx.agent(s)
-            for metric in ("invalid_answers", "fallback_rate", "cut_off_fallback_rate"):
+            for metric in ("invalid_answers", "fallback_rate", "cut_off_fallback_rate", "truncated_replies"):
                 acc.rates[(metric, a, ALL)].add_misses(count, 0.0, acc.cluster)
         acc.avail.decisions += self.decisions + sum(plain.values())
         for s in sorted(self.has_usage):
@@ -405,7 +403,7 @@ class Claims(Family):
         text = ev.get("text") or ""
         if text.strip() and text.strip().lower() != "pass":
             avail.speeches_with_text += 1
-        c = parse_claims(text, self.ctx.n_players) if len(text) > 6 else None  # "pass", "过。": nothing to read
+        c = read_claims(text, self.ctx.n_players) if len(text) > 6 else None  # "pass", "过。": nothing to read
         if c is not None and (c.roles or c.checks or c.loose_checks):
             checks = c.checks_given(s in self.seer_claimed)
             if "seer" in c.roles:

@@ -20,6 +20,7 @@ from typing import Any, Iterable, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from arena import __version__
+from arena.evaluate.claims import ClaimsReaderFn, active_reader_name, using_reader
 from arena.evaluate.load import find_transcripts, load_game
 from arena.evaluate.metrics import (
     LEGAL_SET_KINDS,
@@ -93,6 +94,8 @@ class Report(BaseModel):
     tool: str = f"werewolf-arena {__version__} evaluator"
     sources: list[str]
     skipped: list[str] = Field(default_factory=list, description="unreadable transcripts left out, with why")
+    unverified: list[str] = Field(default_factory=list, description=(
+        "games scored although they fail `arena verify` (arena score --allow-unverified), with why"))
     config: ConfigCard | None
     availability: Availability
     ratings: BTRatings
@@ -109,6 +112,9 @@ class Report(BaseModel):
     forks_excluded: int = Field(0, description=(
         "fork transcripts (finished or not) kept out of everything but forks; 0 when forks_counted"))
     seconds: dict[str, float] = Field(default_factory=dict)
+    claims_reader: str = Field("regex (arena/evaluate/claims.py)", description=(
+        "the reader that produced every claims figure (claim_truth, good_false_statements, "
+        "false_check_exiled, ...): the rule-based regex reader, or a model with its prompt hash"))
 
 
 def _config_card(headers: Sequence[dict[str, Any]]) -> ConfigCard | None:
@@ -211,13 +217,22 @@ def _read_all(sources: list[str], acc: Accumulator, skipped: list[str], strict: 
 
 
 def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, strict: bool = False,
-          with_openskill: bool = True, include_forks: bool = False) -> Report:
+          with_openskill: bool = True, include_forks: bool = False,
+          claims_reader: ClaimsReaderFn | None = None) -> Report:
     """Score every transcript under ``paths``.
 
     Forks (headers with a ``fork`` origin) share their prefix with their parent, so by default they are
     kept out of the ratings, win rates, metrics and balance, which assume independent games, and are
     only paired with their parents (``Report.forks``). ``include_forks`` counts them as ordinary games.
+    ``claims_reader`` reads the speeches for the claim metrics instead of the rule-based reader (a
+    :class:`agents.claims_reading.ModelClaimsReader`, wired by the CLI); its ``name`` goes into the report.
     """
+    if claims_reader is not None:
+        with using_reader(claims_reader, getattr(claims_reader, "name", repr(claims_reader))):
+            report = score(paths, rating=rating, strict=strict, with_openskill=with_openskill,
+                           include_forks=include_forks)
+            # the name again after the reading: a model reader's counts of calls and fallbacks
+            return report.model_copy(update={"claims_reader": getattr(claims_reader, "name", report.claims_reader)})
     t0 = time.perf_counter()
     sources = [str(p) for p in paths]
     acc = Accumulator()
@@ -252,7 +267,7 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
         sources=sources, skipped=skipped, config=_config_card(headers),
         availability=Availability.from_counts(acc.avail), ratings=ratings, openskill=open_skill, pairwise=pairwise,
         copeland=copeland(pairwise, ratings) if pairwise else None, metrics=metrics, balance=balance, forks=fork_report,
-        forks_counted=fork_acc is None, forks_excluded=excluded,
+        forks_counted=fork_acc is None, forks_excluded=excluded, claims_reader=active_reader_name(),
         seconds={"read_and_metrics": round(t1 - t0, 3), "finish": round(t2 - t1, 3),
                  "bradley_terry": round(t3 - t2, 3), "openskill_pairwise": round(t4 - t3, 3),
                  "total": round(t4 - t0, 3)},
@@ -394,6 +409,10 @@ def render_md(report: Report) -> str:
     policy = _fork_policy(report)
     if policy:
         out += [policy, ""]
+    out += [f"Claims read by: {report.claims_reader} (see docs/metrics.md, Claim extractor).", ""]
+    if report.unverified:
+        out += [f"**Unverified: {len(report.unverified)} game(s) scored although they fail `arena verify`:**", ""]
+        out += [f"- {msg}" for msg in report.unverified[:20]] + [""]
     if report.skipped:
         out += [f"{len(report.skipped)} unreadable transcript(s) skipped:", ""]
         out += [f"- {msg}" for msg in report.skipped[:20]] + [""]
@@ -750,6 +769,10 @@ def render_html(report: Report, base: Path | None = None) -> str:
     policy = _fork_policy(report)
     if policy:
         parts.append(f"<p>{html.escape(policy.replace('`', ''))}</p>")
+    if report.unverified:
+        parts.append(f"<p class='needs'><b>Unverified: {len(report.unverified)} game(s) scored although they fail "
+                     "arena verify:</b></p><ul>" + "".join(f"<li>{html.escape(m)}</li>" for m in report.unverified[:20])
+                     + "</ul>")
     if report.config:
         c = report.config
         parts.append("<h2>Config card</h2>")

@@ -159,7 +159,8 @@ def lovers_knife_holders(game: "Game") -> list[int]:
 
 
 def side_class(state: "GameState") -> Literal["villager"] | None:
-    """R173: with ``cupid_side_class=villager`` Cupid counts as an ordinary villager for the side kill."""
+    """R173: with ``cupid_side_class=villager`` Cupid counts as an ordinary villager for the side kill, whatever
+    his camp: with the wolves too when he linked two of them (004 §C-role 7: 不管如何，丘比特计入普通村民人数)."""
     return "villager" if state.rules.switches.cupid_side_class == "villager" else None
 
 
@@ -176,6 +177,7 @@ SPEC = RoleSpec(
            NightStepSpec("lovers", lovers_step, called_for=Role.CUPID, pretend_when_absent=True,
                          sits={"order_000": (30, "n1"), "order_001": (30, "n1"), "order_004a": (30, "n1"),
                                "order_004c": (30, "n1"), "order_003": (30, "all")})),
-    takes_the_knife=lovers_knife_holders, side_class=side_class, partner=partner, camp_of=linked_camp,
+    takes_the_knife=lovers_knife_holders, side_class=side_class, side_class_whatever_camp=True, partner=partner,
+    camp_of=linked_camp,
     record=RoleState(Link(), {LoversLinked: _linked, WitnessNamed: _witnessed}),
 )

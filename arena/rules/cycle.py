@@ -123,9 +123,9 @@ def day_programme(game: "Game", k: int) -> "Flow":
     yield from beliefs.after_discussion(game)
     if k == 1 and sw.sheriff and sw.sheriff_election_time == "after_d1_discussion" and state.badge == "unused":
         yield from sheriff.election_after_discussion(game)
-    exiled = yield from vote.exile_vote(game)
+    exiled, why = yield from vote.exile_vote(game)
     if exiled is None:
-        game.emit(ExileResult(phase=state.phase, seat=None, reason="no_exile"))
+        game.emit(ExileResult(phase=state.phase, seat=None, reason=why))  # a tie, a second tie, no ballot...
         return
     yield from exile(game, exiled)
 

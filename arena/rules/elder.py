@@ -7,7 +7,8 @@
   nothing to him; once he is the last good god, the first one costs his extra life.
 - Poison, exile and a hunter's shot kill him whatever his lives (R132) and, like any death of his by
   these causes (knife-and-poison included, OQ3), cost every good role its skills (R133), scope per
-  ``elder_penalty_scope`` (OQ41). The penalty applies inside the batch of his death (R41): a revealed
+  ``elder_penalty_scope`` (OQ41): the identities lose them, so a card of the scope taken later (the maid's
+  swap, R160) comes without them. The penalty applies inside the batch of his death (R41): a revealed
   idiot dies in the same batch (``skill_loss``, R139), and skills of players dying with him are already
   gone (OQ10). No penalty when he dies to the wolves or as a suicide lover.
 - The referee keeps calling every step (R134): the disabled roles are still asked; their answers have
@@ -34,23 +35,30 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class LivesLost:
-    """The elders whose extra life is gone (R130), and the seats whose skills his penalty took (R133)."""
+    """The elders whose extra life is gone (R130), the seats whose skills his penalty took (R133), and the cards
+    it voided (OQ41: the identities, whoever holds them later)."""
 
     seats: frozenset[int] = frozenset()
     disabled: frozenset[int] = frozenset()
+    voided: frozenset[Role] = frozenset()
 
 
 def _skills_lost(lost: LivesLost, event: SkillsLost, state: "GameState") -> LivesLost:
-    return replace(lost, disabled=lost.disabled | set(event.seats)) if event.reason == "elder_penalty" else lost
+    if event.reason != "elder_penalty":
+        return lost
+    voided = registry().good_skills(state.rules.switches.elder_penalty_scope)
+    return replace(lost, disabled=lost.disabled | set(event.seats), voided=lost.voided | voided)
 
 
 def took_skills(state: "GameState", seat: int) -> bool:
-    """R133: the elder's penalty took this seat's skills."""
-    return seat in state.record(LivesLost).disabled
+    """R133, OQ41: the elder's penalty took this seat's skills, or voided the card it holds now (the maid who
+    takes an exiled hunter's card after it takes a void gun, R160: 所有好人神邊身份技能永久性失效)."""
+    lost = state.record(LivesLost)
+    return seat in lost.disabled or state.card(seat) in lost.voided
 
 
 def _life_lost(lost: LivesLost, event: ElderLifeLost, state: "GameState") -> LivesLost:
-    return LivesLost(lost.seats | {event.seat})
+    return replace(lost, seats=lost.seats | {event.seat})
 
 
 #: Causes of the elder's death that trigger the penalty (R133): the village's own killings.

@@ -2,7 +2,8 @@
 his lost vote and the refusal of ballots for him are in :mod:`arena.rules.vote`.
 
 ``idiot_after_reveal=no_vote_punish_voters`` (003): every player whose ballot named him in the vote that
-exiled him loses his vote in the next day's exile vote (public :class:`VotersPunished`).
+exiled him loses his vote in the next exile vote that is held (public :class:`VotersPunished`): the next
+day's, or a later day's when a self-destruct leaves a day without one.
 
 ``idiot_after_reveal=may_interject`` (004 §C role 10, R65, OQ43): from his reveal on, a living revealed idiot
 may talk with whoever is speaking by day, never with a player giving last words. The engine offers it after
@@ -40,7 +41,7 @@ _INTERJECTABLE = frozenset({"campaign", "campaign_pk", "discussion", "pk"})
 @dataclass(frozen=True)
 class Reveals:
     """The idiot's record: the seats of revealed idiots (R137) and the voters punished by a reveal
-    (R138 ``no_vote_punish_voters``: the day of the exile vote they lose, and the seats)."""
+    (R138 ``no_vote_punish_voters``: the first day whose exile vote they may lose, and the seats)."""
 
     revealed: frozenset[int] = frozenset()
     punished: tuple[int, tuple[int, ...]] | None = None
@@ -60,10 +61,12 @@ def revealed(state: "GameState", seat: int) -> bool:
 
 
 def restricted_voters(game: "Game", voters: list[int]) -> list[int]:
-    """R138 ``no_vote_punish_voters``: today's exile vote is without the voters his reveal punished."""
-    state = game.state
-    punished = state.record(Reveals).punished
-    if punished is None or state.phase != f"D{punished[0]}":
+    """R138 ``no_vote_punish_voters``: the next exile vote held after his reveal is without the voters it
+    punished (a day without a vote, cut short by a self-destruct, leaves it for the next one)."""
+    from arena.rules.vote import restriction_holds_today
+
+    punished = game.state.record(Reveals).punished
+    if punished is None or not restriction_holds_today(game, punished[0]):
         return voters
     return [s for s in voters if s not in punished[1]]
 

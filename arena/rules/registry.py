@@ -149,6 +149,9 @@ class RoleSpec:
     dies_without_skill: Callable[["GameState", int], bool] | None = None
     #: R173: the side-kill class the holder counts in instead of the board's god/villager lists.
     side_class: Callable[["GameState"], Literal["god", "villager"] | None] | None = None
+    #: R173: that class counts whatever the holder's camp, the wolves' included (Cupid: "whatever happens,
+    #: Cupid counts among the ordinary villagers"); otherwise a wolves-camp holder never counts.
+    side_class_whatever_camp: bool = False
     #: The role's own record (potions left, a skill used...), folded from its events by the reducer.
     record: RoleState[Any] | None = None
 

@@ -4,8 +4,10 @@ The first tie of the day's exile vote triggers a living scapegoat whose skills a
 held (OQ47). He dies (cause ``scapegoat``, a day batch of its own with its lover chain and win check);
 with ``scapegoat_reveals_tied`` every tied player's card is turned face up (public). He then answers
 ``scapegoat_ban``: a list of living seats, or null. ``scapegoat_ban_mode=ban_list``: the listed players
-lose their vote in the next day's exile vote (its PK included); ``allow_list``: only the listed players
-may vote in it (if they all die in the night, nobody votes). Null or an empty list restricts nobody.
+lose their vote in the next exile vote that is held (its PK included): the next day's, or a later day's
+when a self-destruct leaves a day without one (003 Role 7); ``allow_list``: only the listed players may vote
+in the next day's exile vote (004 §C-role 11; if they all die in the night, nobody votes). Null or an empty
+list restricts nobody.
 The restriction is public (:class:`ScapegoatBan`). Then the badge and his last words (a day death),
 and night falls.
 """
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class VoteRestriction:
-    """The scapegoat's record (R156): the day of the exile vote he restricted, "ban" or "allow", the seats."""
+    """The scapegoat's record (R156): the first day whose exile vote he restricted, "ban" or "allow", the seats."""
 
     day: int = 0
     mode: str = "ban"
@@ -79,12 +81,17 @@ def break_tie(game: "Game", tied: list[int]) -> "Flow":
 
 
 def restricted_voters(game: "Game", voters: list[int]) -> list[int]:
-    """R84, R156: apply today's restriction, if the scapegoat set one for today's exile vote."""
+    """R84, R156: apply the scapegoat's restriction to today's exile vote if it falls on it: a ban to the next
+    exile vote held (003 Role 7: 下一輪放逐投票), an allow list to the next day's (004 §C-role 11: 下一天投票)."""
+    from arena.rules.vote import restriction_holds_today
+
     state = game.state
     restriction = state.record(VoteRestriction)
-    if state.phase != f"D{restriction.day}":
+    if restriction.day == 0:
         return voters
     allow = restriction.mode == "allow"
+    if not (state.phase == f"D{restriction.day}" if allow else restriction_holds_today(game, restriction.day)):
+        return voters
     return [s for s in voters if (s in restriction.seats) == allow]
 
 

@@ -49,7 +49,8 @@ def contenders(state: GameState) -> set[Camp]:
 
 
 def side_kill_classes(state: GameState) -> dict[str, list[int]]:
-    """Seats counted as god / villager for the side-kill win (R173, §4.4); wolves never count.
+    """Seats counted as god / villager for the side-kill win (R173, §4.4); wolves never count, but for a
+    card whose class counts whatever the camp (Cupid under ``cupid_side_class=villager``).
 
     Made of cards, links and switches only, so memoised like :func:`camps` (read-only for callers).
     """
@@ -63,14 +64,16 @@ def _side_kill_classes(state: GameState) -> dict[str, list[int]]:
     classes: dict[str, list[int]] = {"god": [], "villager": []}
     camp_by_seat = camps(state)
     for seat, player in state.players.items():
-        camp = camp_by_seat[seat]
-        if camp == Camp.WOLVES:
-            continue
-        if camp == Camp.LOVERS and not sw.third_party_counts_for_side_kill:
-            continue
         card = player.card
-        own = specs[card].side_class
+        spec = specs[card]
+        own = spec.side_class
         side = own(state) if own is not None else None  # Cupid's or the elder's class by the switches
+        if side is None or not spec.side_class_whatever_camp:  # R173: Cupid's class is his whatever his camp
+            camp = camp_by_seat[seat]
+            if camp == Camp.WOLVES:
+                continue
+            if camp == Camp.LOVERS and not sw.third_party_counts_for_side_kill:
+                continue
         if side is not None:
             classes[side].append(seat)
         elif card in preset.god_roles:
@@ -99,6 +102,17 @@ def _wolves_meet_goal(state: GameState, alive: list[int]) -> WinReason | None:
     return None
 
 
+def _village_meets_goal(state: GameState, alive: list[int], alive_camps: list[Camp]) -> WinReason | None:
+    """R171 by ``village_win``: nobody of the wolves or lovers camp alive (000: 「殺死所有狼人及壞身份」), or under
+    ``all_wolves_dead`` no wolf card alive (004 §C-win: 「好人阵营胜利条件：所有狼人死亡」), so a Cupid playing for
+    the wolves or a third-party Cupid whose lovers are dead no longer holds the game open."""
+    if not any(c in (Camp.WOLVES, Camp.LOVERS) for c in alive_camps):
+        return WinReason.NO_WOLVES_OR_THIRD_PARTY
+    if state.rules.switches.village_win == "all_wolves_dead" and not any(is_wolf_card(state.card(s)) for s in alive):
+        return WinReason.ALL_WOLVES_DEAD
+    return None
+
+
 def check_winner(state: GameState, before: set[Camp], *,
                  also_dead: frozenset[int] = frozenset()) -> tuple[Winner, WinReason] | None:
     """The result after a batch, by priority lovers > wolves > village (R98), or None.
@@ -115,8 +129,10 @@ def check_winner(state: GameState, before: set[Camp], *,
         goal = _wolves_meet_goal(state, alive)
         if goal:
             return Winner.WOLVES, goal
-    if Camp.VILLAGE in before and not any(c in (Camp.WOLVES, Camp.LOVERS) for c in alive_camps):
-        return Winner.VILLAGE, WinReason.NO_WOLVES_OR_THIRD_PARTY
+    if Camp.VILLAGE in before:
+        village = _village_meets_goal(state, alive, alive_camps)
+        if village:
+            return Winner.VILLAGE, village
     if not alive:
         return Winner.DRAW, WinReason.NOBODY_ALIVE
     return None

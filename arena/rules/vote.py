@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from arena.actions import choose_seat
 from arena.events import BallotCast, PkPlatform, REFEREE, VoteResult, PUBLIC
 from arena.rules import aux_police, speech
-from arena.types import Kind
+from arena.types import Kind, parse_phase
 
 if TYPE_CHECKING:
     from arena.engine import Game
@@ -98,32 +98,58 @@ def eligible_voters(game: "Game") -> list[int]:
     return voters
 
 
+def restriction_holds_today(game: "Game", first_day: int) -> bool:
+    """R138, R156: does a loss of "the next exile vote" (下一輪放逐投票, 003 Roles 6-7), set for day ``first_day``
+    or later, fall on today's exile vote? Yes from ``first_day`` on until the first day on which an exile vote is
+    held, that day's PK included; a day without one (cut short by a self-destruct) does not use it up."""
+    state = game.state
+    night, today = parse_phase(state.phase)
+    if night or today < first_day:
+        return False
+    held: int | None = None  # the first day from first_day on whose exile vote was held
+    for e in reversed(game.log):  # the latest first: stop at the first exile vote before first_day
+        if isinstance(e, VoteResult) and e.ballot == "exile":
+            day = parse_phase(e.phase)[1]
+            if day < first_day:
+                break
+            held = day
+    return held is None or held == today
+
+
 def eligible_targets(game: "Game") -> list[int]:
     """R83: living players; a revealed idiot cannot be voted for (OQ42)."""
     return _with_vote(game)
 
 
+def _no_ballot(voters: list[int]) -> str:
+    """Why a vote without a valid ballot exiles nobody (OQ27): nobody could vote, or nobody named anyone."""
+    return "no_ballot" if voters else "nobody_may_vote"
+
+
 def exile_vote(game: "Game") -> "Flow":
-    """Run the day's exile vote; returns the exiled seat or None (peaceful day)."""
+    """Run the day's exile vote; returns (the exiled seat, "exiled"), or (None, why nobody is: ``tie`` without a
+    PK, ``second_tie`` after the PK, ``third_tie`` after 003's two PKs, ``revote_limit`` after the last revote,
+    ``no_ballot`` / ``nobody_may_vote`` when a round has no valid ballot)."""
     voters = eligible_voters(game)
     _, top = yield from cast(game, "exile", voters, eligible_targets(game), 1, exile_weights(game))
     if len(top) <= 1:
-        return top[0] if top else None  # no valid ballot: nobody is exiled (OQ27)
+        return (top[0], "exiled") if top else (None, _no_ballot(voters))  # no valid ballot: nobody (OQ27)
     for tie in game.state.hooks.exile_tie_hooks:  # R155, OQ47: the scapegoat dies instead; the day then ends
         yield from tie(game, top)
     rule = game.sw.exile_tie
     if rule == "no_exile":
-        return None
+        return None, "tie"
     if rule == "revote_until_decided":
         for round_no in range(2, 5):  # at most three revotes (OQ29)
             game.emit(PkPlatform(phase=game.state.phase, ballot="exile", seats=top, stage=round_no - 1))
             yield from speech.speeches(game, top, "pk")
-            _, top = yield from cast(game, "pk", eligible_voters(game), top, round_no, exile_weights(game))
+            voters = eligible_voters(game)
+            _, top = yield from cast(game, "pk", voters, top, round_no, exile_weights(game))
             if len(top) == 1:
-                return top[0]
+                return top[0], "exiled"
             if not top:
-                return None
-        return None
+                return None, _no_ballot(voters)
+        return None, "revote_limit"
     stages = 2 if rule == "pk_twice" else 1
     platform = top
     for stage in range(1, stages + 1):
@@ -134,8 +160,8 @@ def exile_vote(game: "Game") -> "Flow":
         pk_voters = [s for s in eligible_voters(game) if s not in platform]
         _, top = yield from cast(game, "pk", pk_voters, platform, stage + 1, exile_weights(game))
         if len(top) == 1:
-            return top[0]
+            return top[0], "exiled"
         if not top:
-            return None
+            return None, _no_ballot(pk_voters)
         platform = top
-    return None  # second (or third) tie: peaceful day
+    return None, "second_tie" if stages == 1 else "third_tie"  # tied again after the PK(s): peaceful day

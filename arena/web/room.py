@@ -160,7 +160,7 @@ class Room:
     """One table: its game, its seats' tokens, its log and the people connected to it."""
 
     def __init__(self, spec: TableSpec, out_dir: Path, choices: "SeatChoices | None" = None):
-        from agents.registry import make_agent
+        from agents.registry import make_operator_agent  # every choice is the operator's (arena.web.seats)
         from arena.web.seats import SeatChoices
         from arena.cli.play import parse_rule_overrides
         from arena.config import ConfigError, resolve_rules
@@ -203,7 +203,8 @@ class Room:
                 self.agents.append(WebSeat(self, i + 1))
                 continue
             try:
-                agent = make_agent(choice.spec, seat=i + 1, seed=self.seed, lang=self.lang, **choice.options)
+                agent = make_operator_agent(choice.spec, seat=i + 1, seed=self.seed, lang=self.lang,
+                                            **choice.options)
             except Exception as exc:  # a provider without its key: the lobby says which seat
                 raise TableError(f"seat {i + 1}: {choice.name!r}: {exc}") from None
             self.agents.append(Paced(agent, self))

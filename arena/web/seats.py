@@ -64,7 +64,7 @@ class ModelSeat(BaseModel):
         return self
 
     def agent_spec(self) -> tuple[str, dict[str, Any]]:
-        """The agent spec and options :func:`agents.registry.make_agent` takes."""
+        """The agent spec and options :func:`agents.registry.make_operator_agent` takes."""
         if self.spec is not None:
             return self.spec.strip(), dict(self.options)
         options = dict(self.options)
@@ -130,11 +130,11 @@ class SeatChoices:
     def check(self) -> None:
         """Build each model seat once, so that a bad spec, option or a missing key stops the server at
         start-up with its name, not a table later."""
-        from agents.registry import make_agent
+        from agents.registry import make_operator_agent  # the operator's config: a class path may be built
 
         for choice in self.configured():
             try:
-                make_agent(choice.spec, seat=1, seed=0, lang="en", **choice.options)
+                make_operator_agent(choice.spec, seat=1, seed=0, lang="en", **choice.options)
             except Exception as exc:  # the message names the spec's problem; ours names the seat
                 raise ServeConfigError(f"seat {choice.name!r} ({choice.spec}): {exc}") from None
 
