@@ -32,7 +32,7 @@ POLICY_FIELDS = set(CallPolicy.model_fields)
 GENERATE_FIELDS = set(GenerateOptions.model_fields)
 AGENT_FIELDS = set(LLMAgentOptions.model_fields)
 MOCK_FIELDS = set(MockConfig.model_fields) - {"seed"}
-PROVIDER_FIELDS = {"base_url", "model_kwargs", "organization", "api", "store", "compatible", "api_key_env"}
+PROVIDER_FIELDS = {"base_url", "model_kwargs", "organization", "api", "store", "api_key_env", "compatible"}
 # Which OpenAI API a seat uses, whether OpenAI may store its calls, and whether its base URL is an
 # OpenAI-compatible server (max_tokens, structured-mode fallback) or OpenAI behind a proxy.
 OPENAI_ONLY = {"api", "store", "compatible"}

@@ -72,7 +72,7 @@ def zh_template_strings() -> list[tuple[str, str]]:
             continue
         data = yaml.safe_load(file.read_text(encoding="utf-8"))
         data.pop("patterns", None)  # bot_speech.yaml's regular expressions read any speech, not shown text
-        for word_list in ("skip_words", "yes_words", "no_words", "asc_words", "desc_words"):
+        for word_list in ("skip_words", "yes_words", "no_words", "asc_words", "desc_words", "self_destruct_words"):
             data.pop(word_list, None)  # what a human may type, in both languages
         out += [(f"{file.name}{path}", text) for path, text in _strings(data)]
     return out

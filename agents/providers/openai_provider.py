@@ -69,7 +69,7 @@ class OpenAIProvider:
     def __init__(self, model: str, *, base_url: str | None = None, local: bool = False,
                  timeout: float = 60.0, organization: str | None = None, name: str | None = None,
                  api: Literal["auto", "chat", "responses"] = "auto", store: bool = False,
-                 compatible: bool | None = None, api_key_env: str | None = None):
+                 api_key_env: str | None = None, compatible: bool | None = None):
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - openai is a core dependency

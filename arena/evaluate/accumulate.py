@@ -7,6 +7,7 @@ Rates and means keep, beside their totals, per-game sums, so that every interval
 from __future__ import annotations
 
 import json
+from array import array
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,9 +91,12 @@ class _Clustered:
         self.n = 0
         self.chance = 0.0
         self.chance_n = 0
-        self.gc: list[int] = []
-        self.gy: list[float] = []
-        self.gn: list[int] = []
+        # Typed arrays (cluster and count in 4 bytes, the sum in 8): a list holds a pointer and an
+        # object (32 bytes) per entry, and these grow by an entry per game for each of a report's
+        # ~150 (metric, agent, group) keys (issue #27: memory per game).
+        self.gc = array("i")
+        self.gy = array("d")
+        self.gn = array("i")
         self.last = -1
 
     def add(self, y: float, chance: float | None = None, cluster: int = 0) -> None:
@@ -160,7 +164,13 @@ class Accumulator:
     seat_seats: dict[str, dict[int, int]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
     deck_seats: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     first_speaker: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    #: one summary per game for the config card, shared between games whose summaries are equal (a
+    #: tournament has a handful); the seeds are kept apart, one int per game
     headers: list[dict[str, Any]] = field(default_factory=list)
+    header_kinds: dict[str, dict[str, Any]] = field(default_factory=dict)
+    seeds: array = field(default_factory=lambda: array("q"))
+    #: one shared seats tuple per distinct seating (agent, card, side of every seat)
+    seatings: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
     #: one shared tuple per distinct (roster name, spec, version, settings) seen in a header
     roster_keys: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
 

@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from arena import __version__
 from arena.evaluate.claims import ClaimsReaderFn, active_reader_name, using_reader
@@ -115,9 +115,15 @@ class Report(BaseModel):
     claims_reader: str = Field("regex (arena/evaluate/claims.py)", description=(
         "the reader that produced every claims figure (claim_truth, good_false_statements, "
         "false_check_exiled, ...): the rule-based regex reader, or a model with its prompt hash"))
+    #: The scored games' records (not serialised): ``arena bench`` pairs entries by deal from them.
+    _records: list[Any] = PrivateAttr(default_factory=list)
+
+    @property
+    def records(self) -> list[Any]:
+        return self._records
 
 
-def _config_card(headers: Sequence[dict[str, Any]]) -> ConfigCard | None:
+def _config_card(headers: Sequence[dict[str, Any]], seeds: Sequence[int] = ()) -> ConfigCard | None:
     if not headers:
         return None
     boards = Counter(h["preset"] for h in headers)
@@ -145,7 +151,7 @@ def _config_card(headers: Sequence[dict[str, Any]]) -> ConfigCard | None:
     all_versions: Counter[str] = Counter()
     for c in versions.values():
         all_versions.update(c)
-    seeds = [seed for h in headers if isinstance(seed := h.get("seed"), int)]
+    seeds = list(seeds) + [seed for h in headers if isinstance(seed := h.get("seed"), int)]
     return ConfigCard(
         boards=dict(sorted(boards.items())),
         rule_overrides=overrides,
@@ -263,8 +269,9 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
     t4 = time.perf_counter()
     excluded = 0 if fork_acc is None else sum(getattr(fork_acc.avail, k) for k in ("games", "incomplete", "abandoned"))
     headers = acc.headers if fork_acc is None else acc.headers + fork_acc.headers
-    return Report(
-        sources=sources, skipped=skipped, config=_config_card(headers),
+    seeds = acc.seeds if fork_acc is None else acc.seeds + fork_acc.seeds
+    report = Report(
+        sources=sources, skipped=skipped, config=_config_card(headers, seeds),
         availability=Availability.from_counts(acc.avail), ratings=ratings, openskill=open_skill, pairwise=pairwise,
         copeland=copeland(pairwise, ratings) if pairwise else None, metrics=metrics, balance=balance, forks=fork_report,
         forks_counted=fork_acc is None, forks_excluded=excluded, claims_reader=active_reader_name(),
@@ -272,6 +279,8 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
                  "bradley_terry": round(t3 - t2, 3), "openskill_pairwise": round(t4 - t3, 3),
                  "total": round(t4 - t0, 3)},
     )
+    report._records = list(acc.records)
+    return report
 
 
 # --- formatting helpers ----------------------------------------------------------------------------
