@@ -292,11 +292,11 @@ class AnswerAttempt(BaseModel):
 
     raw: Any = None
     error: str | None = None
+    truncated: bool = Field(default=False, description=(
+        "the reply was cut off by the token limit (finish_reason length, stop_reason max_tokens, max_output_tokens)"))
     repair: str | None = Field(default=None, description=(
         "what was fixed to read an otherwise valid reply (not a re-ask): raw control characters in JSON "
         "strings; left out of the record when nothing was"))
-    truncated: bool = Field(default=False, description=(
-        "the reply was cut off by the token limit (finish_reason length, stop_reason max_tokens, max_output_tokens)"))
 
     @model_serializer(mode="wrap")
     def _without_empty_repair(self, handler: Any) -> Any:

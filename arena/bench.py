@@ -205,14 +205,14 @@ class EntryCard(BaseModel):
     suite_sha256: str
     rules_sha256: str = Field(description="sha256 of every board's preset and resolved switches: the rules played")
     prices_sha256: str | None = Field(description="sha256 of configs/prices.yaml, the price table behind cost")
-    reference_bot_version: str = Field(description="agents.heuristic.BOT_VERSION: the reference bot's judgement")
+    reference_bot_version: str = Field(description=("agents.heuristic.BOT_VERSION of the reference seats, as their games' headers recorded it "
+                                                    "(comma-separated if they differ; none when no reference seat is the heuristic bot)"))
     deals: int = Field(description="deals actually played per board (below the suite's: a reduced run)")
     reduced: bool
     boards: list[str]
     seed: int
     lang: str
     belief_mode: str
-    memory: str = Field("full", description="the memory strategy of the suite's LLM seats")
     memory_mode: str | None = Field(description="the agent's memory option, when it has one")
     games: int
     skipped_games: int = Field(description="games with no side outcome, left out of the rating")
@@ -337,8 +337,6 @@ def _headline_rows(report: Any, suite: BenchSuite, label: str) -> list[HeadlineR
 def make_entry(report: Any, suite: BenchSuite, suite_sha: str, label: str, cfg: TournamentConfig,
                games_folder: Path | None = None) -> BenchEntry:
     """The leaderboard entry of ``label`` from a scored bench tournament."""
-    from agents.heuristic import BOT_VERSION
-
     ratings = report.ratings
     by = {a.agent: a for a in ratings.agents}
     if label not in by:
@@ -359,6 +357,9 @@ def make_entry(report: Any, suite: BenchSuite, suite_sha: str, label: str, cfg: 
     card = report.config
     roster = {r.name: r for r in (card.roster if card else [])}
     mine = roster.get(label)
+    # The reference bot's judgement as the games recorded it (the heuristic's header version leads with it).
+    bot_versions = sorted({v.split()[0] for r in suite.reference if r.label in roster
+                           for v in roster[r.label].prompt_versions if v.startswith("heuristic-")})
     served = sorted({str(s["model"]) for s in (mine.settings if mine else []) if s.get("model")})
     snapshots, kinds, fallback = _seat_provenance(games_folder, label)
     entry_opts = next(r.options for r in cfg.roster if r.label == label)
@@ -383,10 +384,9 @@ def make_entry(report: Any, suite: BenchSuite, suite_sha: str, label: str, cfg: 
         card=EntryCard(
             arena_version=__version__, arena_commit=_arena_commit(), date=_today(), suite=suite.name,
             suite_version=suite.version, suite_sha256=suite_sha, rules_sha256=rules_sha256(suite),
-            prices_sha256=_prices_sha256(), reference_bot_version=BOT_VERSION, deals=cfg.deals,
+            prices_sha256=_prices_sha256(), reference_bot_version=",".join(bot_versions) or "none", deals=cfg.deals,
             reduced=cfg.deals < suite.deals, boards=[b.preset for b in suite.boards], seed=suite.seed, lang=suite.lang,
-            belief_mode=str(entry_opts.get("beliefs", suite.belief_mode)), memory=suite.memory,
-            memory_mode=None if memory is None else str(memory),
+            belief_mode=str(entry_opts.get("beliefs", suite.belief_mode)), memory_mode=None if memory is None else str(memory),
             games=ratings.games_used, skipped_games=ratings.games_skipped, fallback_games=fallback,
             agent_spec=next(r.agent for r in cfg.roster if r.label == label), agent_options=entry_opts,
             served_models=served, served_snapshots=snapshots, endpoint_kinds=kinds,

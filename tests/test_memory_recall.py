@@ -34,7 +34,8 @@ def test_the_bench_suite_states_its_memory():
 
 
 @pytest.mark.parametrize("preset,lang", [("std-12-guard", "en"), ("std-12-guard", "zh"),
-                                         ("cupid-thief-12", "zh"), ("advanced-seed003", "en")])
+                                         ("cupid-thief-12", "zh"),
+                                         pytest.param("advanced-seed003", "en", marks=pytest.mark.slow)])  # ~20 s
 def test_full_memory_recalls_every_fact_and_the_bench_memory_nearly_every(preset, lang):
     from recall_audit import audit
 
