@@ -103,6 +103,7 @@ def test_belief_modes_through_the_real_openai_and_anthropic_sdks(keys, tmp_path:
     # before the next speech; the speaker itself is not asked about its own speech.
     alive = set(range(1, 13))
     pending: dict[int, bool] = {}
+    heard = {1: 0, 2: 0}  # speeches by another seat each listener heard alive: each owes one report
     for ln in lines:
         if ln["type"] == "event" and ln["event"]["type"] == "player_died":
             alive.discard(ln["event"]["seat"])
@@ -110,10 +111,13 @@ def test_belief_modes_through_the_real_openai_and_anthropic_sdks(keys, tmp_path:
             assert not any(pending.values()), f"a speech heard without a belief update: {pending}"
             speaker = ln["event"]["seat"]
             pending = {s: True for s in (1, 2) if s in alive and s != speaker}
+            for s in pending:
+                heard[s] += 1
         if ln["type"] == "decision" and ln["kind"] == "belief" and ln["seat"] in pending:
             pending[ln["seat"]] = False
     for seat in (1, 2):
-        assert len(beliefs_of[seat]) >= 10, f"seat {seat}: {len(beliefs_of[seat])} updates"
+        # at least one report per speech heard, and enough speeches that the check means something
+        assert len(beliefs_of[seat]) >= heard[seat] >= 3, f"seat {seat}: {len(beliefs_of[seat])} updates, heard {heard[seat]}"
     # day_end: one report per day the seat lived through a discussion, and no more.
     for seat in (3, 4):
         days = [d["asked_in"] for d in beliefs_of[seat]]
