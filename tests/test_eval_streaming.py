@@ -1,0 +1,57 @@
+"""The evaluator streams (#27 item 6): the same report, byte for byte, in memory that does not grow
+with the number of games (beyond a few compact numbers per game), and an OpenSkill stage that does
+the library's arithmetic without the library's per-call overhead.
+
+The golden report (tests/data/eval_golden_report.json) was written by the evaluator before it
+streamed, from the 28 bot games in tests/data/eval_golden_games.tar.gz (std-12-guard heuristic
+against random, mirrored; cupid-tucheng-9 and std-12-idiot with three labels, mixed seating). Rewrite
+it only for a deliberate change of the report: ``python tests/test_eval_streaming.py``.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import random
+import sys
+import tarfile
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("openskill")
+
+from arena.evaluate.accumulate import Accumulator
+from arena.evaluate.forks import ForkCollector
+from arena.evaluate.report import _read_all, render_json, score
+
+DATA = Path(__file__).parent / "data"
+GAMES = DATA / "eval_golden_games.tar.gz"
+GOLDEN = DATA / "eval_golden_report.json"
+
+
+def _unpack(into: Path) -> Path:
+    with tarfile.open(GAMES) as tar:
+        tar.extractall(into, filter="data")
+    return into / "games"
+
+
+def _report_json(folder: Path) -> str:
+    """The whole report as JSON, with what differs between runs but not between evaluators (the
+    folder the games were unpacked to, the stage timings) put in a fixed form."""
+    data = json.loads(render_json(score([folder])))
+    data["seconds"] = {k: 0.0 for k in data["seconds"]}
+    return json.dumps(data, indent=2, ensure_ascii=False).replace(str(folder), "GAMES") + "\n"
+
+
+def test_report_is_byte_identical_to_the_one_before_streaming(tmp_path: Path) -> None:
+    assert _report_json(_unpack(tmp_path)) == GOLDEN.read_text(encoding="utf-8")
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        GOLDEN.write_text(_report_json(_unpack(Path(tmp))), encoding="utf-8")
+    print(f"wrote {GOLDEN}", file=sys.stderr)
