@@ -49,6 +49,24 @@ def test_report_is_byte_identical_to_the_one_before_streaming(tmp_path: Path) ->
     assert _report_json(_unpack(tmp_path)) == GOLDEN.read_text(encoding="utf-8")
 
 
+def test_openskill_arithmetic_equals_the_library_float_for_float() -> None:
+    from openskill.models import PlackettLuce
+
+    from arena.evaluate.ratings import _PlackettLuce
+
+    library = PlackettLuce()
+    ours = _PlackettLuce(library)
+    rng = random.Random(27)
+    for trial in range(400):
+        sizes = (rng.randint(1, 9), rng.randint(1, 9))
+        # a few distinct ratings shared by several players, as seats of one agent share theirs
+        pool = [(rng.uniform(5, 45), rng.uniform(0.5, 9)) for _ in range(rng.randint(1, 4))]
+        teams = [[rng.choice(pool) for _ in range(n)] for n in sizes]
+        ranks = rng.choice([[0, 1], [1, 0], [0, 0]])
+        expected = library.rate([[library.create_rating([m, s]) for m, s in team] for team in teams], ranks=ranks)
+        assert ours.rate(teams, ranks) == [[(p.mu, p.sigma) for p in team] for team in expected], (trial, teams, ranks)
+
+
 if __name__ == "__main__":
     import tempfile
 

@@ -37,6 +37,7 @@ holding several seats gets the mean of its seats' updates.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Sequence
@@ -398,30 +399,122 @@ class OpenSkillRating(BaseModel):
 OPENSKILL_SHUFFLES = 8
 
 
-def _openskill_once(model, games: list[GameRecord]) -> tuple[dict[str, float], dict[str, float], dict[str, int]]:  # type: ignore[no-untyped-def]
+class _PlackettLuce:
+    """openskill's ``PlackettLuce().rate(teams, ranks=...)`` for two teams, with the library's
+    defaults, as plain float arithmetic.
+
+    The library's ``rate`` deep-copies every rating and gives each a fresh uuid4: eight shuffled
+    passes over 10,000 games spent most of their 20 s there. This is the same computation, operation
+    for operation and in the same order (``openskill.models.weng_lin.plackett_luce``, 6.x: the tau
+    correction, the stable sort of teams by rank, team sums in descending ordinal order, c, sum_q,
+    A, omega and delta, gamma = sqrt(sigma^2) / c, the kappa floor), so every float comes out equal;
+    tests/test_eval_streaming.py holds it equal to the library on random games, ties included.
+    The library's tie averaging step is left out: it averages the change of players it has already
+    overwritten, so it always adds 0.0.
+    """
+
+    __slots__ = ("mu", "sigma", "beta_squared", "kappa", "tau_squared")
+
+    def __init__(self, model) -> None:  # type: ignore[no-untyped-def]
+        self.mu: float = model.mu
+        self.sigma: float = model.sigma
+        self.beta_squared: float = model.beta ** 2
+        self.kappa: float = model.kappa
+        self.tau_squared: float = model.tau * model.tau
+
+    def rate(self, teams: list[list[tuple[float, float]]], ranks: list[int]) -> list[list[tuple[float, float]]]:
+        """New (mu, sigma) of every player, teams and players in the order given."""
+        sqrt, exp = math.sqrt, math.exp
+        tau_squared = self.tau_squared
+        corrected = [[(mu, sqrt(sigma * sigma + tau_squared)) for mu, sigma in team] for team in teams]
+        order = sorted(range(len(teams)), key=ranks.__getitem__)
+        ranked = [corrected[i] for i in order]
+        rank = sorted(ranks)
+        team_mu: list[float] = []
+        team_ss: list[float] = []
+        for team in ranked:
+            mu_summed = 0.0
+            ss_summed = 0.0
+            for mu, sigma in sorted(team, key=_ordinal, reverse=True):
+                mu_summed += mu
+                ss_summed += sigma ** 2
+            team_mu.append(mu_summed)
+            team_ss.append(ss_summed)
+        collective = 0.0
+        for ss in team_ss:
+            collective += ss + self.beta_squared
+        c = sqrt(collective)
+        n = len(ranked)
+        sum_q = [0.0] * n
+        for i in range(n):
+            summed = exp(team_mu[i] / c)
+            for q in range(n):
+                if rank[i] >= rank[q]:
+                    sum_q[q] += summed
+        a = [sum(1 for r in rank if r == ri) for ri in rank]
+        out: list[list[tuple[float, float]]] = [[] for _ in range(n)]
+        kappa = self.kappa
+        for i in range(n):
+            omega = 0.0
+            delta = 0.0
+            e = exp(team_mu[i] / c)
+            for q in range(n):
+                x = e / sum_q[q]
+                if rank[q] <= rank[i]:
+                    delta += x * (1 - x) / a[q]
+                    if q == i:
+                        omega += (1 - x) / a[q]
+                    else:
+                        omega -= x / a[q]
+            ss_i = team_ss[i]
+            omega *= ss_i / c
+            delta *= ss_i / c ** 2
+            delta *= sqrt(ss_i) / c
+            new = out[order[i]]
+            for mu, sigma in ranked[i]:
+                share = sigma ** 2 / ss_i
+                mu += share * omega  # the library's weight (1.0) multiplies or divides: exact either way
+                sigma *= sqrt(max(1 - share * delta, kappa))
+                new.append((mu, sigma))
+        return out
+
+
+def _ordinal(player: tuple[float, float]) -> float:
+    """openskill's ordinal (mu - 3 sigma), by which it orders a team before summing it."""
+    return 1 * ((player[0] - 3.0 * player[1]) + 0 / 1)
+
+
+#: One finished, two-sided game as OpenSkill reads it: the good seats' agents, the wolf seats', ranks.
+_OpenSkillGame = tuple[list[str], list[str], list[int]]
+
+
+def _openskill_game(game: GameRecord) -> _OpenSkillGame | None:
+    """None for a game OpenSkill cannot rate (no village/wolves/draw outcome, or one side empty)."""
+    outcome = game.good_won
+    if outcome is None:
+        return None
+    good = [s.agent for s in game.seats if s.side == "good"]
+    wolf = [s.agent for s in game.seats if s.side == "wolf"]
+    if not good or not wolf:
+        return None
+    return good, wolf, [0, 1] if outcome == 1.0 else [1, 0] if outcome == 0.0 else [0, 0]
+
+
+def _openskill_once(model: _PlackettLuce, games: list[_OpenSkillGame]) -> tuple[dict[str, float], dict[str, float], dict[str, int]]:
     mu: dict[str, float] = {}
     sigma: dict[str, float] = {}
     played: dict[str, int] = defaultdict(int)
-    for game in games:
-        outcome = game.good_won
-        if outcome is None:
-            continue
-        good = [s.agent for s in game.seats if s.side == "good"]
-        wolf = [s.agent for s in game.seats if s.side == "wolf"]
-        if not good or not wolf:
-            continue
+    for good, wolf, ranks in games:
         for agent in good + wolf:
             mu.setdefault(agent, model.mu)
             sigma.setdefault(agent, model.sigma)
-        teams = [[model.create_rating([mu[a], sigma[a]], name=a) for a in side] for side in (good, wolf)]
-        ranks = [0, 1] if outcome == 1.0 else [1, 0] if outcome == 0.0 else [0, 0]
-        new = model.rate(teams, ranks=ranks)
+        new = model.rate([[(mu[a], sigma[a]) for a in side] for side in (good, wolf)], ranks)
         d_mu: dict[str, list[float]] = defaultdict(list)
         new_sigma: dict[str, list[float]] = defaultdict(list)
         for side, team in zip((good, wolf), new):
-            for agent, rating in zip(side, team):
-                d_mu[agent].append(rating.mu - mu[agent])
-                new_sigma[agent].append(rating.sigma)
+            for agent, (new_mu, new_sig) in zip(side, team):
+                d_mu[agent].append(new_mu - mu[agent])
+                new_sigma[agent].append(new_sig)
         for agent in sorted(d_mu):
             mu[agent] += sum(d_mu[agent]) / len(d_mu[agent])
             sigma[agent] = sum(new_sigma[agent]) / len(new_sigma[agent])
@@ -437,12 +530,13 @@ def openskill_ratings(games: Sequence[GameRecord], shuffles: int = OPENSKILL_SHU
     """
     from openskill.models import PlackettLuce
 
-    model = PlackettLuce()
-    base = canonical_games(games)
+    model = _PlackettLuce(PlackettLuce())
+    base = [_openskill_game(g) for g in canonical_games(games)]
     rng = make_rng(seed)
     runs = []
     for _ in range(max(1, shuffles)):
-        order = [base[i] for i in rng.permutation(len(base))]
+        # a permutation of every game, the ones OpenSkill cannot rate then left out where they fell
+        order = [game for i in rng.permutation(len(base)) if (game := base[i]) is not None]
         runs.append(_openskill_once(model, order))
     agents = sorted(runs[0][0])
     if not agents:
