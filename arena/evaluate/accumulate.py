@@ -7,13 +7,14 @@ Rates and means keep, beside their totals, per-game sums, so that every interval
 from __future__ import annotations
 
 import json
+from array import array
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.evaluate.records import GameRecord
+from arena.evaluate.records import GameRecord, SeatRecord
 from arena.evaluate.stats import cluster_totals
 
 ALL = "all"
@@ -90,9 +91,11 @@ class _Clustered:
         self.n = 0
         self.chance = 0.0
         self.chance_n = 0
-        self.gc: list[int] = []
-        self.gy: list[float] = []
-        self.gn: list[int] = []
+        # typed arrays, not lists: 16 bytes an entry instead of about 80 with the boxed numbers, and
+        # there is an entry per metric row per game
+        self.gc = array("i")
+        self.gy = array("d")
+        self.gn = array("i")
         self.last = -1
 
     def add(self, y: float, chance: float | None = None, cluster: int = 0) -> None:
@@ -160,7 +163,13 @@ class Accumulator:
     seat_seats: dict[str, dict[int, int]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
     deck_seats: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     first_speaker: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    headers: list[dict[str, Any]] = field(default_factory=list)
+    #: what the config card needs of the headers: distinct header summary -> [its rules, games], in
+    #: the order first seen, and every integer seed (arena.evaluate.report._config_card)
+    headers: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
+    seeds: set[int] = field(default_factory=set)
+    #: one shared SeatRecord per (seat, agent, role), and one string per board and winner
+    seat_records: dict[tuple[int, str, str], SeatRecord] = field(default_factory=dict)
+    strings: dict[str, str] = field(default_factory=dict)
     #: one shared tuple per distinct (roster name, spec, version, settings) seen in a header
     roster_keys: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
 
@@ -174,6 +183,9 @@ class Accumulator:
         key = (board, seed) if isinstance(seed, int) else (board, "game:" + game_id)
         self.cluster = self.cluster_ids.setdefault(key, len(self.cluster_ids))
         self.cluster_games[self.cluster].append(path or game_id)
+
+    def intern(self, text: str) -> str:
+        return self.strings.setdefault(text, text)
 
     def rate(self, metric: str, agent: str, hit: float, chance: float | None = None, group: str = ALL,
              by_day: str | None = None) -> None:
@@ -195,3 +207,19 @@ def roster_keys(acc: Accumulator, agents: list[dict[str, Any]]) -> tuple[tuple[A
                json.dumps(settings, sort_keys=True, ensure_ascii=False) if settings else None)
         keys.append(acc.roster_keys.setdefault(key, key))
     return tuple(keys)
+
+
+def note_header(acc: Accumulator, header: dict[str, Any], agents: tuple[tuple[Any, ...], ...]) -> None:
+    """Count a header under its summary (board, rules, switch set, seats, language, version, fork?)."""
+    rules = header.get("rules") or {}
+    switches = header.get("switches") or {}
+    key = (header["preset"], json.dumps(rules, sort_keys=True, default=repr) if rules else "",
+           hash(tuple(sorted((k, repr(v)) for k, v in switches.items()))), agents, header.get("lang", "en"),
+           header.get("package_version", "?"), bool(header.get("fork")))
+    entry = acc.headers.get(key)
+    if entry is None:
+        entry = acc.headers[key] = [rules, 0]
+    entry[1] += 1
+    seed = header.get("seed")
+    if isinstance(seed, int):
+        acc.seeds.add(seed)
