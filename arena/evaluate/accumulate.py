@@ -10,7 +10,7 @@ import json
 from array import array
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from pydantic import BaseModel, ConfigDict
 
@@ -176,13 +176,33 @@ class Accumulator:
     #: the cluster of the game being scored: one per (board, seed), so mirrored games form one unit
     cluster: int = 0
     cluster_ids: dict[tuple[str, Any], int] = field(default_factory=dict)
-    #: cluster -> the transcripts (paths, else game ids) in it, so a report row can link to its games
-    cluster_games: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
+    #: the transcripts (paths, else game ids) of every cluster, so a report row can link to its
+    #: games: one name per game, and per cluster a chain through them (its first game, each game's
+    #: next), not a list per cluster
+    game_names: list[str] = field(default_factory=list)
+    cluster_first: array = field(default_factory=lambda: array("i"))
+    cluster_last: array = field(default_factory=lambda: array("i"))
+    game_next: array = field(default_factory=lambda: array("i"))
 
     def start_game(self, board: str, seed: Any, game_id: str, path: str | None = None) -> None:
         key = (board, seed) if isinstance(seed, int) else (board, "game:" + game_id)
-        self.cluster = self.cluster_ids.setdefault(key, len(self.cluster_ids))
-        self.cluster_games[self.cluster].append(path or game_id)
+        self.cluster = cluster = self.cluster_ids.setdefault(key, len(self.cluster_ids))
+        game = len(self.game_names)
+        self.game_names.append(path or game_id)
+        self.game_next.append(-1)
+        if cluster == len(self.cluster_first):
+            self.cluster_first.append(game)
+            self.cluster_last.append(game)
+        else:
+            self.game_next[self.cluster_last[cluster]] = game
+            self.cluster_last[cluster] = game
+
+    def cluster_games(self, cluster: int) -> Iterator[str]:
+        """The transcripts of one cluster, in the order they were read."""
+        game = self.cluster_first[cluster] if 0 <= cluster < len(self.cluster_first) else -1
+        while game >= 0:
+            yield self.game_names[game]
+            game = self.game_next[game]
 
     def intern(self, text: str) -> str:
         return self.strings.setdefault(text, text)
