@@ -60,6 +60,11 @@ from arena.observation import Observation
 from arena.resources import data_dir
 from arena.types import Kind, Role, is_wolf_card, parse_phase
 
+#: The version of the bot's judgement (what it decides from what it sees). Bump it whenever a change moves
+#: any decision: a bench entry records it, and ``arena bench compare`` refuses entries played against
+#: different reference bots (issue #26).
+BOT_VERSION = "heuristic-2"
+
 PROMPTS_DIR = data_dir("prompts")
 SPEECH_FILE = "bot_speech.yaml"
 SPEECH_LANGS = ("en", "zh")
@@ -92,6 +97,10 @@ POISON_LATE_MIN = 0.6  # from night 3 on: strong vote evidence is enough
 POISON_DYING_MIN = 0.55  # the witch is tonight's victim and cannot save herself: use it or lose it
 INFO_WOLF = 0.9  # a wolf named by an uncontested little girl or traveler: as sure as a fake seer
 HUNTING_GUN_MIN = KNOWN_WOLF  # the once-a-game night gun: only on a checked wolf or a fake seer
+#: Speeches that say nothing (a normalised text; a copy of an earlier speech of the day counts too).
+SILENT_WORDS = frozenset({"", "pass", "过", "过。", "跳过"})
+EMPTY_SPEECH = 0.08  # suspicion per speech that says nothing: a seat that will not talk hides something
+LATE_ROLE = 0.25  # a unique god role claimed after another seat claimed it (the counter-claim is the usual liar)
 PEEK_P = 0.5  # the little girl's chance to peek on a night: a 1-in-2 catch trades her for the knife's victim
 
 
@@ -197,6 +206,13 @@ class Claims:
     votes: list[tuple[int, int]] = field(default_factory=list)  # (day, target) vote calls / intents
     info_wolves: set[int] = field(default_factory=set)  # wolves named as a little girl / traveler
     fellows: set[int] = field(default_factory=set)  # seats vouched for as the other seer
+    # What real tables punish (issue #26): talk that says nothing, and stories the events or the
+    # speaker's own ballots contradict.
+    empty_speeches: int = 0  # "pass", or a word-for-word copy of the speech just before it
+    flipped_checks: bool = False  # re-told a check with the other result
+    broke_checks: int = 0  # exile ballots cast elsewhere while one of its own wolf checks was alive to vote
+    voted_own_good: int = 0  # exile ballots on a seat it had itself checked good
+    late_roles: set[str] = field(default_factory=set)  # unique god roles it claimed after another seat did
 
 
 #: Event types the memory deliberately does not fold (it learns their facts from other events, or
@@ -229,6 +245,7 @@ class Memory:
     claims: dict[int, Claims] = field(default_factory=dict)
     speech_count: int = 0
     speeches_today: list[tuple[int, str]] = field(default_factory=list)  # (seat, kind)
+    last_text: str = ""  # the day's latest speech, normalised: repeating it word for word says nothing
     pk_platform: list[int] = field(default_factory=list)
     # private knowledge
     seer_results: dict[int, str] = field(default_factory=dict)
@@ -300,6 +317,7 @@ class Memory:
             self.phase = e.phase
             if not self.is_night:
                 self.speeches_today = []
+                self.last_text = ""
                 self.pk_platform = []
         elif t == "wolf_team":
             self.wolves = set(e.wolves)
@@ -327,6 +345,8 @@ class Memory:
             if e.ballot == "exile" and day not in self.calls_at_vote:
                 self.calls_at_vote[day] = self.sheriff_call(day)
             self.ballots.append((day, e.ballot, e.voter, e.target))
+            if e.ballot == "exile":
+                self._judge_ballot(e.voter, e.target)
         elif t == "pk_platform":
             if e.ballot == "exile":
                 self.pk_platform = list(e.seats)
@@ -360,6 +380,19 @@ class Memory:
             self.hunter_can_shoot = e.can_shoot
         else:
             self._apply_extended(e)
+
+    def _judge_ballot(self, voter: int, target: int | None) -> None:
+        """A seer claimant's first-round exile ballot against its own story: elsewhere while one of its
+        wolf checks stood alive to be voted, or on a seat it had checked good."""
+        c = self.claims.get(voter)
+        if c is None or c.seer_since is None:
+            return
+        if target is not None and c.checks.get(target) == "good":
+            c.voted_own_good += 1
+        open_wolves = [s for s, r in c.checks.items() if r == "wolf" and s in self.alive and s != voter
+                       and self.revealed.get(s) != "idiot"]
+        if open_wolves and target not in open_wolves:
+            c.broke_checks += 1
 
     def _apply_extended(self, e: Any) -> None:
         """Events of the extended roles (RULES.md §3.7-3.23)."""
@@ -403,14 +436,24 @@ class Memory:
         parsed = parse_speech(e.text, self.players)
         c = self.claim(e.seat)
         day = parse_phase(e.phase)[1]
+        words = " ".join(str(e.text).split()).lower()
+        if e.kind != "last_words":
+            if words.strip(" .。!！") in SILENT_WORDS or words == self.last_text:
+                c.empty_speeches += 1
+            self.last_text = words
         if parsed.seer_claim and c.seer_since is None:
             c.seer_since = self.speech_count
             c.seer_day = day
         if c.seer_since is not None:
             for target, result in parsed.checks:
                 if target != e.seat:
+                    if c.checks.get(target, result) != result:
+                        c.flipped_checks = True
                     c.checks[target] = result
             c.fakes.update(s for s in parsed.fakes if s != e.seat)
+        for role in parsed.roles - c.roles:
+            if role in GOD_CLAIMS and any(role in o.roles for s, o in self.claims.items() if s != e.seat):
+                c.late_roles.add(role)  # a unique god card claimed twice: one of the two lies
         c.roles.update(parsed.roles)
         c.saved.update(parsed.saved)
         if c.roles & set(INFO_ROLES):
@@ -432,10 +475,13 @@ class HeuristicBot(SyncAgent):
     #: Tests set this to see the bot's own errors; in play an error falls back to the default answer.
     strict = False
 
-    def __init__(self, seat: int, seed: int, lang: str = "en"):
+    def __init__(self, seat: int, seed: int, lang: str = "en", beliefs: str | None = None):
         self.seat = seat
         self.seed = seed
         self.lang = lang if lang in SPEECH_LANGS else "en"
+        # A listener for the bench's belief metrics (issue #26): with a mode (arena.rules.beliefs) the bot
+        # reports its private P(wolf), at its exile votes ("votes") or when the referee asks; none by default.
+        self.belief_mode = None if beliefs in (None, "off") else str(beliefs)
         self.rng = random.Random(f"{seed}:bot:{seat}")
         self.mem = Memory()
         self._seen = 0
@@ -451,7 +497,7 @@ class HeuristicBot(SyncAgent):
 
     @property
     def settings(self) -> dict[str, Any]:
-        return {"lang": self.lang}
+        return {"lang": self.lang} if self.belief_mode is None else {"lang": self.lang, "beliefs": self.belief_mode}
 
     # ---- the one entry point ----------------------------------------------------------------
     def decide_sync(self, observation: Observation, request: DecisionRequest) -> Answer:
@@ -464,7 +510,17 @@ class HeuristicBot(SyncAgent):
             if self.strict:
                 raise
             value = self._safe_default(request)
+        if request.kind == Kind.BELIEF and isinstance(value, dict):
+            return Answer(value=value, beliefs=value)  # the referee's own request: the report is the answer
+        if self.belief_mode is not None and request.kind in (Kind.VOTE, Kind.PK_VOTE):
+            return Answer(value=value, beliefs=self._reported_beliefs())
         return Answer(value=value)
+
+    def _reported_beliefs(self, seats: Iterable[int] | None = None) -> dict[int, float]:
+        """The private P(wolf) of the other living seats (or of ``seats``), rounded for the transcript."""
+        bel = self.beliefs()
+        wanted = seats if seats is not None else sorted(self.mem.alive - {self.seat})
+        return {s: round(bel.get(s, PRIOR), 3) for s in wanted}
 
     def _absorb(self, observation: Observation) -> None:
         events: Sequence[Any] = observation.events
@@ -532,6 +588,7 @@ class HeuristicBot(SyncAgent):
             Kind.SCAPEGOAT_BAN: self._scapegoat_ban,
             Kind.MAID_SWAP: self._maid_swap,
             Kind.AUX_POLICE_APPOINT: self._aux_police,
+            Kind.BELIEF: lambda r: self._reported_beliefs(getattr(r.legal, "seats", None)),
         }
         handler = handlers.get(kind)
         if handler is None:
@@ -689,11 +746,20 @@ class HeuristicBot(SyncAgent):
                         fakes.add(c)  # a result contradicted by a revealed card
                 if private and cl.checks.get(self.seat) == "wolf":
                     fakes.add(c)  # "checked" me, and I know I am good
+                if self._impossible_story(cl):
+                    fakes.add(c)
                 s = 0.0
                 if c == claimants[0]:
                     s += 0.15  # the real seer rarely waits; a counter-claim usually comes second
+                first_day = m.claims[claimants[0]].seer_day
+                if cl.seer_day is not None and first_day is not None and cl.seer_day > first_day:
+                    s -= 0.3  # a counter-claim on a later day: the real seer claims from day 1
                 if m.died_at_night(c):
                     s += 0.4  # the wolves knife the real seer, not their own fake
+                # A wolf check on a seat that died alone in a night: the knife's victim, and the wolves
+                # do not knife their own (a night with two deaths may be the witch's poison on him).
+                s -= 0.4 * sum(1 for t, r in cl.checks.items() if r == "wolf" and self._knifed(t))
+                s -= 0.3 * min(cl.broke_checks, 2)  # would not vote its own wolf check
                 if private and cl.checks.get(self.seat) == "good":
                     s += 0.1
                 if private and m.role == "witch":
@@ -723,6 +789,24 @@ class HeuristicBot(SyncAgent):
         self._cache[f"seers:{private}"] = trusted_list
         self._cache[f"seer_confident:{private}"] = confident
         return trusted, fakes
+
+    def _impossible_story(self, cl: Claims) -> bool:
+        """A seer story no real seer can tell: more checks than nights so far, a check re-told with the
+        other result, more wolves than the deck holds, a ballot on a seat it had itself cleared, or a
+        second card claimed beside the seer's."""
+        m = self.mem
+        nights = m.day + (1 if m.switches.get("seer_first_night_extra_check") else 0)
+        wolves = sum(n for card, n in m.role_counts.items() if is_wolf_card(card)) or 4
+        found = sum(1 for r in cl.checks.values() if r == "wolf")
+        return (len(cl.checks) > nights or cl.flipped_checks or found > wolves or cl.voted_own_good > 0
+                or bool(cl.roles))  # a seer who also claimed another card (the witch, a villager...)
+
+    def _knifed(self, seat: int) -> bool:
+        """Died at night, the only death of that night (so the knife's victim, not a poisoned wolf)."""
+        m = self.mem
+        if not m.died_at_night(seat):
+            return False
+        return any(seat in seats and len(seats) == 1 for seats in m.night_deaths.values())
 
     def trusted_seers(self, private: bool = True) -> list[int]:
         """Every seer claimant this seat believes, most trusted first (two with two seers in the deck)."""
@@ -812,8 +896,12 @@ class HeuristicBot(SyncAgent):
             for _, target in c.votes:
                 if target in known_good:
                     evidence[s] += 0.05
-            if c.roles & (GOD_CLAIMS | set(INFO_ROLES)):
+            two_cards = len(c.roles) + (c.seer_since is not None) > 1  # claimed two cards: one is a lie
+            if c.roles & (GOD_CLAIMS | set(INFO_ROLES)) and not c.late_roles and not two_cards:
                 evidence[s] -= 0.15
+            evidence[s] += LATE_ROLE * len(c.late_roles) + EMPTY_SPEECH * min(c.empty_speeches, 4)
+            if two_cards:
+                evidence[s] += 0.3
             for t in c.saved:
                 evidence[t] -= 0.1
         if private and m.role == "witch":
@@ -1716,4 +1804,4 @@ class HeuristicBot(SyncAgent):
         return []
 
 
-__all__ = ["HeuristicBot", "Memory", "parse_speech", "speech_book", "speech_patterns"]
+__all__ = ["BOT_VERSION", "HeuristicBot", "Memory", "parse_speech", "speech_book", "speech_patterns"]

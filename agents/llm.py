@@ -422,7 +422,7 @@ class LLMAgent:
                 asked.messages = asked.messages + [ChatMessage.of("assistant", raw or "(empty reply)"),
                                                    ChatMessage.of("user", repair(asked.error))]
                 continue
-            asked.attempts.append(AnswerAttempt(raw=raw))
+            asked.attempts.append(AnswerAttempt(raw=raw, repair=reply.repair))
             asked.ok, asked.value = True, value
             break
         return asked

@@ -185,6 +185,10 @@ def _loads_lenient(candidate: str) -> Any:
         return json.loads(candidate)
     except json.JSONDecodeError:
         pass
+    try:  # raw newlines or tabs inside strings: a grammar-constrained server lets them through
+        return json.loads(candidate, strict=False)
+    except json.JSONDecodeError:
+        pass
     fixed = re.sub(r",\s*([}\]])", r"\1", candidate)                       # trailing commas
     fixed = re.sub(r"\bNone\b", "null", re.sub(r"\bTrue\b", "true", re.sub(r"\bFalse\b", "false", fixed)))
     try:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from agents.llm import LLMAgent, LLMAgentOptions
 from agents.providers import make_provider
 from agents.providers.base import GenerateOptions, ProviderConfigError
@@ -30,8 +32,10 @@ POLICY_FIELDS = set(CallPolicy.model_fields)
 GENERATE_FIELDS = set(GenerateOptions.model_fields)
 AGENT_FIELDS = set(LLMAgentOptions.model_fields)
 MOCK_FIELDS = set(MockConfig.model_fields) - {"seed"}
-PROVIDER_FIELDS = {"base_url", "model_kwargs", "organization", "api", "store", "api_key_env"}
-OPENAI_ONLY = {"api", "store"}  # which OpenAI API a seat uses, and whether OpenAI may store its calls
+PROVIDER_FIELDS = {"base_url", "model_kwargs", "organization", "api", "store", "api_key_env", "compatible"}
+# Which OpenAI API a seat uses, whether OpenAI may store its calls, and whether its base URL is an
+# OpenAI-compatible server (max_tokens, structured-mode fallback) or OpenAI behind a proxy.
+OPENAI_ONLY = {"api", "store", "compatible"}
 # The environment variable holding the key for this seat's endpoint (its name, never the key).
 KEY_ENV_KINDS = ("openai", "local", "anthropic")
 # Options the CLI or a config may pass to every seat that mean nothing to an LLM seat.
@@ -43,6 +47,34 @@ MOCK_PRESETS: dict[str, dict[str, Any]] = {
     "flaky": {"fault_rate": 0.3, "timeout": 1.0, "retry_after": 0.1, "backoff_base": 0.05},
     "slow": {"latency": 0.5, "latency_jitter": 0.1},
 }
+
+
+# Seat-option profiles: ``profile: NAME`` sets these, and options given beside it override them.
+# ``small``: a small local model (SmolLM2-135M on two CPU cores) - summary memory, no belief reports
+# (fewer calls), short fields kept inside the grammar (short answers that always close), a bounded
+# reply, only the question recorded (short transcripts).
+PROFILES: dict[str, dict[str, Any]] = {
+    "small": {"memory": "summary", "summary_window": 1, "summary_speech_chars": 100, "beliefs": "off",
+              "reasoning_max_chars": 160, "notes_max_chars": 100, "speech_max_chars": 160,
+              "max_tokens": 300, "max_repairs": 1, "record_prompt": "question",
+              # llama-cpp-python serves one request at a time: queue here, where the wait is not
+              # counted against an attempt's timeout, and give a CPU-bound model its time.
+              "concurrency": 1, "timeout": 300.0, "decision_deadline": 900.0},
+}
+# A local server on a CPU takes seconds to minutes per answer, and queues the requests it cannot
+# serve at once: the cloud defaults (60 s an attempt, 180 s a decision) time it out.
+LOCAL_POLICY = {"timeout": 300.0, "decision_deadline": 900.0}
+
+
+def apply_profile(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with its ``profile`` expanded (explicit options win)."""
+    if "profile" not in options:
+        return options
+    rest = dict(options)
+    name = rest.pop("profile")
+    if name not in PROFILES:
+        raise AgentSpecError(f"profile {name!r} is not known; known: {', '.join(sorted(PROFILES))}")
+    return {**PROFILES[name], **rest}
 
 
 def split_options(kind: str, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any],
@@ -72,7 +104,7 @@ def split_options(kind: str, options: dict[str, Any]) -> tuple[dict[str, Any], d
         raise AgentSpecError(f"option api_key_env applies to {', '.join(k + ':' for k in KEY_ENV_KINDS)} seats "
                              f"only, not {kind}")
     if unknown:
-        known = sorted(POLICY_FIELDS | GENERATE_FIELDS | AGENT_FIELDS | PROVIDER_FIELDS
+        known = sorted({"profile"} | POLICY_FIELDS | GENERATE_FIELDS | AGENT_FIELDS | PROVIDER_FIELDS
                        | (MOCK_FIELDS if kind == "mock" else set()))
         raise AgentSpecError(f"unknown option(s) for {kind}: {', '.join(sorted(unknown))}; known: {', '.join(known)}")
     return policy, generate, agent, provider, mock
@@ -83,6 +115,7 @@ def build_llm_agent(kind: str, rest: str, *, seat: int, seed: int = 0, trusted: 
     """``trusted``: the spec is the operator's (a langchain class path is built only then)."""
     if kind == "mock":
         options = {**MOCK_PRESETS.get(rest, {}), **options}
+    options = apply_profile(options)
     policy_opts, gen_opts, agent_opts, provider_opts, mock_opts = split_options(kind, options)
     model = rest
     base_url = provider_opts.pop("base_url", None)
@@ -91,8 +124,10 @@ def build_llm_agent(kind: str, rest: str, *, seat: int, seed: int = 0, trusted: 
         if not sep or not url:
             raise AgentSpecError(f"local:{rest}: write local:MODEL@http://HOST:PORT/v1")
         base_url = url
-        # llama.cpp's server has no json_schema response format; JSON mode with the schema is grammar-constrained.
-        gen_opts.setdefault("structured", "json_object")
+        for key, value in LOCAL_POLICY.items():
+            policy_opts.setdefault(key, value)
+        # structured stays native: a server that refuses json_schema (llama.cpp's) is asked again in
+        # json_object with the schema beside it, then with no format (OpenAIProvider.generate).
     if base_url is not None:
         check_base_url(str(base_url), f"{kind}:{model or rest} base_url")
     if kind in ("openai", "anthropic", "local") and not model:
@@ -118,11 +153,22 @@ def build_llm_agent(kind: str, rest: str, *, seat: int, seed: int = 0, trusted: 
         provider = make_provider(kind, model, base_url=base_url, timeout=policy.timeout, **extra)
     except ProviderConfigError:
         raise
+    except ValidationError as exc:
+        raise AgentSpecError(f"{kind}:{rest}: {option_errors(exc)}") from None
     except (TypeError, ValueError) as exc:
         raise AgentSpecError(f"{kind}:{rest}: {exc}") from None
     cap_key = f"{kind}:{getattr(provider, 'base_url', None) or base_url or ''}"
     managed = ManagedProvider(provider, policy, cap_key=cap_key, jitter_seed=seed * 1000 + seat)
     return LLMAgent(f"{kind}:{rest}", seat, managed, options=agent_options, generate=generate)
+
+
+def option_errors(exc: ValidationError) -> str:
+    """A bad option value in one line per option: its name, the value given and what is expected."""
+    parts = []
+    for error in exc.errors():
+        name = ".".join(str(x) for x in error.get("loc", ())) or "option"
+        parts.append(f"option {name}={error.get('input')!r}: {error.get('msg')}")
+    return "; ".join(parts)
 
 
 def _factory(kind: str):

@@ -1,6 +1,6 @@
 """Agent specs -> agents. ``--agents`` and config files name seats by spec strings:
 
-    bot:random | bot:heuristic | bot:scripted | human | openai:MODEL | anthropic:MODEL | langchain:... | mock:...
+    bot:random | bot:heuristic | bot:scripted | bot:silent | bot:claim-seer | bot:random-speech | bot:copycat | human | openai:MODEL | anthropic:MODEL | langchain:... | mock:...
 
 Each prefix registers a factory; factories import their SDKs lazily, so a user with only one
 provider installed or configured never imports the others.
@@ -84,13 +84,38 @@ def _bot(rest: str, *, seat: int, seed: int, **options: Any) -> Any:
     if rest == "heuristic":
         from agents.heuristic import HeuristicBot
 
-        return HeuristicBot(seat, seed, lang=options.get("lang", "en"))
+        return HeuristicBot(seat, seed, lang=options.get("lang", "en"), beliefs=options.get("beliefs"))
     if rest == "scripted":
         return bots.ScriptedBot(seat, seed, script=options.get("script"))
-    raise AgentSpecError(f"unknown bot {rest!r}; known: bot:random, bot:heuristic, bot:scripted")
+    from agents.trivial import TRIVIAL_BOTS  # the leaderboard gate's trivial talkers (arena bench selftest)
+
+    if rest in TRIVIAL_BOTS:
+        return TRIVIAL_BOTS[rest](seat, seed, lang=options.get("lang", "en"))
+    known = ", ".join(f"bot:{n}" for n in ("random", "heuristic", "scripted", *TRIVIAL_BOTS))
+    raise AgentSpecError(f"unknown bot {rest!r}; known: {known}")
 
 
 register("bot", _bot)
+
+
+def load_plugin_modules(modules: list[str] | tuple[str, ...] = ()) -> None:
+    """Import modules that register agent prefixes (``--plugin``), then every installed package's
+    ``werewolf_arena.agents`` entry point: a Python policy benches without editing the arena."""
+    import importlib
+    from importlib.metadata import entry_points
+
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise AgentSpecError(f"--plugin {module}: cannot import it ({exc})") from None
+    for ep in entry_points(group="werewolf_arena.agents"):
+        try:
+            loaded = ep.load()
+        except ImportError as exc:
+            raise AgentSpecError(f"entry point {ep.name} ({ep.value}): cannot import it ({exc})") from None
+        if callable(loaded):  # an entry point may name a factory: register it under the entry point's name
+            register(ep.name, loaded)
 
 
 def known_prefixes() -> list[str]:

@@ -12,7 +12,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal, Mapping, NamedTuple, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 
 class IllegalAnswer(ValueError):
@@ -256,6 +256,8 @@ class ReplyProvenance(BaseModel):
     request_id: str | None = None
     response_id: str | None = None
     system_fingerprint: str | None = None
+    structured: str | None = Field(default=None, description=(
+        "the structured mode the server answered in, when it refused the one asked (an OpenAI-compatible server)"))
 
 
 class ModelUsage(BaseModel):
@@ -290,6 +292,16 @@ class AnswerAttempt(BaseModel):
 
     raw: Any = None
     error: str | None = None
+    repair: str | None = Field(default=None, description=(
+        "what was fixed to read an otherwise valid reply (not a re-ask): raw control characters in JSON "
+        "strings; left out of the record when nothing was"))
+
+    @model_serializer(mode="wrap")
+    def _without_empty_repair(self, handler: Any) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("repair") is None:
+            data.pop("repair", None)
+        return data
 
 
 class AnswerExtras(BaseModel):

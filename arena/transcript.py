@@ -128,6 +128,7 @@ class Attempt(BaseModel):
 
     raw: Any = None
     error: str | None = None
+    repair: str | None = Field(default=None, description="what was fixed to read the reply (written only when set)")
 
 
 class DecisionLine(BaseModel):

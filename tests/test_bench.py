@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from arena.bench import (
     BenchEntry,
     BenchError,
+    compare_entries,
     compare_markdown,
     load_entry,
     load_suite,
@@ -42,12 +43,25 @@ def test_the_shipped_suite_runs_end_to_end_on_a_reduced_size(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     entry = load_entry(out / "entry.json")
     assert entry.card.reduced and entry.card.deals == 1 and entry.card.games == 6
-    assert entry.card.suite == "werewolf-bench" and entry.card.suite_version == "1"
+    assert entry.card.suite == "werewolf-bench" and entry.card.suite_version == "2"
     assert {r.label for r in entry.reference} == {"ref-heuristic", "ref-random"}
-    assert [h.metric for h in entry.headline][:2] == ["win_rate@side:good", "win_rate@side:wolf"]
+    assert [h.metric for h in entry.headline][:2] == ["vote_accuracy", "seer_wolf_hit"]
     assert entry.roles and entry.cost.decisions > 0
     assert "cand" in entry.card.prompt_hashes
-    assert (out / "entry.md").read_text(encoding="utf-8").startswith("# cand on werewolf-bench v1")
+    from agents.heuristic import BOT_VERSION
+
+    assert entry.schema_version == 2 and entry.card.reference_bot_version == BOT_VERSION
+    assert len(entry.card.rules_sha256) == 64 and entry.card.prices_sha256 and entry.card.date
+    assert entry.card.skipped_games == 0 and entry.card.fallback_games == []
+    assert entry.anchor == "ref-heuristic" and entry.gap.deals == 2 and len(entry.deal_gaps) == 2
+    assert {h.metric for h in entry.reference_headline["ref-heuristic"]} == {h.metric for h in entry.headline}
+    md = (out / "entry.md").read_text(encoding="utf-8")
+    assert "Minimal detectable difference at 80% power" in md and "Too small to rank" in md
+    old = json.loads((out / "entry.json").read_text(encoding="utf-8")) | {"schema_version": 1}
+    (out / "old.json").write_text(json.dumps(old), encoding="utf-8")
+    with pytest.raises(BenchError, match="schema version 1"):
+        load_entry(out / "old.json")
+    assert (out / "entry.md").read_text(encoding="utf-8").startswith("# cand on werewolf-bench v2")
     # an entry never separates entries from a handful of games (6 here, under the 10-game floor)
     assert {r.rank for r in [entry.rating, *entry.reference]} == {1}
 
@@ -58,27 +72,62 @@ def test_same_suite_same_bot_gives_the_same_entry_and_resuming_changes_nothing(t
     a = asyncio.run(run_bench(suite, "bot:heuristic", label="h", out=tmp_path / "a"))
     b = asyncio.run(run_bench(suite, "bot:heuristic", label="h", out=tmp_path / "b"))
     again = asyncio.run(run_bench(suite, "bot:heuristic", label="h", out=tmp_path / "a"))  # resumes: nothing to play
-    assert a.model_dump_json() == b.model_dump_json() == again.model_dump_json()
+    assert a.model_dump_json() == b.model_dump_json() == again.model_dump_json()  # the date is the day's: one day
     other = asyncio.run(run_bench(suite, "bot:random", label="h", out=tmp_path / "c"))
     assert other.model_dump_json() != a.model_dump_json()
 
 
-def test_compare_prints_a_table_and_a_plot(tmp_path: Path) -> None:
-    suite = tmp_path / "tiny.yaml"
-    suite.write_text(SMALL_SUITE, encoding="utf-8")
+def _entries(tmp_path: Path, suite_text: str, specs: tuple[str, ...]) -> list[str]:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(suite_text, encoding="utf-8")
     paths = []
-    for spec in ("bot:heuristic", "bot:random"):
-        e = asyncio.run(run_bench(suite, spec, label=spec.split(":")[1], out=tmp_path / spec.split(":")[1]))
-        p = tmp_path / f"{spec.split(':')[1]}.json"
+    for spec in specs:
+        name = spec.split(":")[1]
+        e = asyncio.run(run_bench(suite, spec, label=name, out=tmp_path / name, executor="process"))
+        p = tmp_path / f"{name}.json"
         p.write_text(e.model_dump_json(), encoding="utf-8")
         paths.append(str(p))
+    return paths
+
+
+RANKED_SUITE = SMALL_SUITE.replace("deals: 1", "deals: 8")
+
+
+def test_compare_prints_tiers_pair_tests_and_a_labelled_plot(tmp_path: Path) -> None:
+    paths = _entries(tmp_path, RANKED_SUITE, ("bot:heuristic", "bot:random"))
     result = CliRunner().invoke(app, ["bench", "compare", *paths, "--plot", str(tmp_path / "cmp.png")])
     assert result.exit_code == 0, result.output
-    assert "| 1 |" in result.output and "heuristic" in result.output and "random" in result.output
+    out = result.output
+    assert "Too small to rank" not in out
+    assert "| tier | entry | gap to reference" in out and "ref-random (reference)" in out
+    assert "| heuristic − random |" in out or "| random − heuristic |" in out
+    assert "not separated" in out or "separated" in out
+    assert max(len(line.split("|")) - 2 for line in out.splitlines() if line.startswith("| tier")) <= 5  # narrow
     assert (tmp_path / "cmp.png").stat().st_size > 1000
-    mixed = [load_entry(paths[0]), load_entry(paths[1]).model_copy(update={"card": load_entry(paths[1]).card.model_copy(
-        update={"suite_version": "9"})})]
-    assert "different suites" in compare_markdown(mixed)
+    heuristic, random = (load_entry(p) for p in paths)
+    # bot:random against itself: zero gap every deal; bot:heuristic beats it.
+    assert random.gap.estimate == 0 and heuristic.gap.estimate > 0
+    tier_of = {name: i for i, tier in enumerate(compare_entries([heuristic, random]).tiers) for name in tier}
+    assert tier_of["heuristic"] <= tier_of["random"]
+
+
+def test_runs_too_small_refuse_to_rank_and_mixed_suites_are_refused(tmp_path: Path) -> None:
+    paths = _entries(tmp_path, SMALL_SUITE, ("bot:heuristic", "bot:random"))
+    result = CliRunner().invoke(app, ["bench", "compare", *paths])
+    assert result.exit_code == 0, result.output
+    assert "Too small to rank" in result.output and "| — | heuristic |" in result.output
+    a, b = load_entry(paths[0]), load_entry(paths[1])
+    other = b.model_copy(update={"card": b.card.model_copy(update={"suite_version": "9"})})
+    with pytest.raises(BenchError, match="not on one scale.*suite_version: 0, 9.*--allow-mixed"):
+        compare_markdown([a, other])
+    assert "Mixed scales" in compare_markdown([a, other], allow_mixed=True)
+    bot = b.model_copy(update={"card": b.card.model_copy(update={"reference_bot_version": "heuristic-0"})})
+    with pytest.raises(BenchError, match="reference_bot_version"):
+        compare_markdown([a, bot])
+    other_path = tmp_path / "other.json"
+    other_path.write_text(other.model_dump_json(), encoding="utf-8")
+    result = CliRunner().invoke(app, ["bench", "compare", paths[0], str(other_path)])
+    assert result.exit_code == 2 and "--allow-mixed" in result.output
 
 
 def test_bad_suites_and_entries_say_what_is_wrong(tmp_path: Path) -> None:

@@ -483,3 +483,23 @@ def test_scoring_counters_match_the_availability_report():
     from arena.evaluate.accumulate import Availability, Counts
 
     assert [f.name for f in fields(Counts)] == list(Availability.model_fields)
+
+
+def test_false_check_pull_counts_other_agents_voters_turned_onto_the_target(tmp_path: Path) -> None:
+    """Wolf 5 (C) falsely calls villager 2 a wolf. Before the claim seat 1 (A) and seat 3 (B) meant to vote
+    elsewhere, seat 4 (B) meant 2 already; seat 6 is C's own good seat. 1 votes 2, 3 does not: 1 of 2
+    (seat 4 had no intent to change, seat 6 is the liar's own audience and does not count)."""
+    roles = {1: "seer", 2: "villager", 3: "villager", 4: "villager", 5: "werewolf", 6: "villager"}
+    agents = {1: "A", 2: "A", 3: "B", 4: "B", 5: "C", 6: "C"}
+    b = Builder(roles, agents, "false-check")
+    before = {1: {2: 0.2, 3: 0.1, 4: 0.1, 5: 0.3, 6: 0.6}, 3: {1: 0.1, 2: 0.2, 4: 0.1, 5: 0.3, 6: 0.6},
+              4: {1: 0.1, 2: 0.7, 3: 0.1, 5: 0.3, 6: 0.2}, 6: {1: 0.6, 2: 0.2, 3: 0.1, 4: 0.1, 5: 0.3}}
+    for seat, beliefs in before.items():
+        b.dec(seat, "belief", "D1", value=beliefs, beliefs=beliefs)
+    b.ev(Speech(phase="D1", seat=5, kind="discussion", text="I am the seer. I checked 2: wolf. Vote 2."))
+    for voter, target in {1: 2, 3: 6, 4: 2, 6: 2, 5: 2, 2: 5}.items():
+        b.ev(BallotCast(phase="D1", ballot="exile", voter=voter, target=target, weight=1))
+    m = score_files(b.write(tmp_path, "village", alive=[1, 2, 3, 4, 6]))
+    pull = row(m, "false_check_pull", "C")
+    assert (pull.value, pull.n) == (0.5, 2)
+    assert pull.chance == pytest.approx(1 / 4)  # 5 legal targets, the prior intent aside

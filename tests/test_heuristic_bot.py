@@ -519,7 +519,8 @@ def test_sheriff_appoints_a_trusted_auxiliary_police() -> None:
     table = [phase("D1"), ev.SheriffElected(phase="D1", seat=1, reason="elected"),
              said(3, "I am the seer. My checks: 5 is a wolf, 6 is good. Vote 5.")]
     legal = seats(1, players=24)
-    kw = {"players": 24, "counts": SEED003_COUNTS}
+    # 003 gives the seer an extra first-night check: two results on day 1 are a story a real seer can tell.
+    kw = {"players": 24, "counts": SEED003_COUNTS, "switches": {"seer_first_night_extra_check": True}}
     assert ask(1, "villager", Kind.AUX_POLICE_APPOINT, legal, table, context={"current": None}, **kw) == 3
     assert ask(1, "villager", Kind.AUX_POLICE_APPOINT, legal, table, context={"current": 3}, **kw) is None
     wolf = [ev.WolfTeam(phase="N1", wolves=[1, 9, 11, 13, 14, 16, 19]), *table]

@@ -276,7 +276,8 @@ def test_registry_specs(monkeypatch):
     flaky = make_agent("mock:flaky", seat=3, seed=1, latency=0.01)
     assert flaky.spec == "mock:flaky" and flaky.provider.provider.config.fault_rate == 0.3
     local = make_agent("local:smol@http://127.0.0.1:9/v1", seat=1, lang="en", memory="summary")
-    assert local.generate.structured == "json_object" and local.options.memory == "summary"
+    # native first: a server that refuses json_schema is asked again in json_object (test_local_servers)
+    assert local.generate.structured == "native" and local.options.memory == "summary"
     with pytest.raises(ProviderConfigError, match="OPENAI_API_KEY"):
         make_agent("openai:gpt-4o-mini", seat=1)
     with pytest.raises(AgentSpecError, match="unknown option"):

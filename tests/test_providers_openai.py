@@ -32,7 +32,8 @@ def _keys(monkeypatch):
 
 def managed(url: str, **policy) -> ManagedProvider:
     policy.setdefault("timeout", 5.0)
-    provider = make_provider("openai", "gpt-4o-mini", base_url=url + "/v1", timeout=policy["timeout"])
+    # The loopback server stands in for OpenAI itself, not for an OpenAI-compatible server.
+    provider = make_provider("openai", "gpt-4o-mini", base_url=url + "/v1", timeout=policy["timeout"], compatible=False)
     return ManagedProvider(provider, CallPolicy(**policy), cap_key=f"openai-test-{url}")
 
 

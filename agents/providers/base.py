@@ -79,7 +79,12 @@ class GenerateOptions(BaseModel):
         description="native: the provider's schema-constrained output (OpenAI json_schema, Anthropic "
         "output_config.format); tool: Anthropic forced tool use (models without structured outputs); "
         "json_object: JSON mode without a schema (servers that lack json_schema); prompt: no constraint, "
-        "the JSON is extracted from the text")
+        "the JSON is extracted from the text. On an OpenAI-compatible server a refused mode falls back to the "
+        "next (native -> json_object -> prompt)")
+    grammar_max_length: int = Field(
+        default=500, ge=0, description="grammar-constrained servers (json_object with the schema beside it, "
+        "llama.cpp): the longest maxLength the grammar keeps; longer limits are left out of it (the prompt "
+        "and the legal set still bound the text): llama-cpp-python 0.3.36 compiles 1000 and crashes at 1200")
 
 
 class Usage(BaseModel):
@@ -120,10 +125,14 @@ class ProviderReply(BaseModel):
     response_id: str | None = Field(default=None, description="the provider's id of the reply body")
     system_fingerprint: str | None = None
     api: str | None = Field(default=None, description="which API served it: chat, responses, messages, ...")
+    structured: str | None = Field(default=None, description=(
+        "the structured mode the server answered in when it is not the one asked (it refused that one)"))
+    repair: str | None = Field(default=None, description=(
+        "what the adapter fixed to read ``parsed`` (raw control characters inside JSON strings)"))
 
     def provenance(self) -> dict[str, str]:
         """Where the reply came from, as a transcript records it (the fields the provider gave)."""
-        fields = ("api", "model", "finish_reason", "request_id", "response_id", "system_fingerprint")
+        fields = ("api", "model", "finish_reason", "request_id", "response_id", "system_fingerprint", "structured")
         return {name: value for name in fields if isinstance(value := getattr(self, name), str)}
 
     @property

@@ -8,15 +8,24 @@ reasoning. ``store`` is off unless a seat turns it on (nothing is kept on OpenAI
 (``chat.completions.create``) is the default for other models and always for ``local:`` servers.
 
 Structured answers use a strict ``json_schema`` format (the schema's enums carry the legal set).
-Servers without it get ``json_object`` (llama.cpp's server takes the schema beside it and
-constrains its grammar with it). Reasoning models get ``reasoning_effort`` and no temperature. The
-SDK's own retries are off: :mod:`agents.providers.wrapper` owns them.
+An OpenAI-compatible server (``local:``, or a base URL that is not OpenAI's own) that refuses a
+structured mode (HTTP 400/422/500/501 with a ``response_format``) is asked again at once in the
+next one down, ``json_schema`` -> ``json_object`` (with the schema beside it, which llama.cpp's
+server turns into a grammar) -> no format at all (the prompt's own instructions); the mode that
+answered is kept for that endpoint and model for the rest of the process and named in the reply's
+provenance (``structured``). Such servers get ``max_tokens`` (always bounded), and grammars without
+any ``maxLength`` over ``grammar_max_length`` (a long one makes llama.cpp's grammar compiler crash).
+A reply whose only fault is raw control characters inside its strings (a grammar allows raw
+newlines) is read with ``json.loads(strict=False)`` and recorded as a repair. Reasoning models get
+``reasoning_effort`` and no temperature. The SDK's own retries are off:
+:mod:`agents.providers.wrapper` owns them.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from agents.providers import secrets
 from agents.providers.base import (
@@ -36,6 +45,14 @@ from agents.providers.base import (
 LOCAL_PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but the SDK wants one
 # Model names that reason before answering and give their reasoning summaries only through Responses.
 REASONING_MODEL_PREFIXES = ("o1", "o3", "o4", "gpt-5", "codex")
+OPENAI_HOST = "api.openai.com"
+# The structured modes an OpenAI-compatible server is tried in, best first, and the statuses with
+# which servers refuse one they lack (llama-cpp-python: 500 on json_schema; others 400/422/501).
+STRUCTURED_LADDER = ("native", "json_object", "prompt")
+REFUSED_FORMAT_STATUSES = frozenset({400, 422, 500, 501})
+# (base URL, model) -> the structured mode that server answered in, once one was refused.
+_SERVER_MODES: dict[tuple[str, str], str] = {}
+REPAIR_CONTROL_CHARS = "raw control characters inside JSON strings, read with json.loads(strict=False)"
 
 
 def wants_responses(model: str) -> bool:
@@ -51,7 +68,7 @@ class OpenAIProvider:
     def __init__(self, model: str, *, base_url: str | None = None, local: bool = False,
                  timeout: float = 60.0, organization: str | None = None, name: str | None = None,
                  api: Literal["auto", "chat", "responses"] = "auto", store: bool = False,
-                 api_key_env: str | None = None):
+                 api_key_env: str | None = None, compatible: bool | None = None):
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - openai is a core dependency
@@ -76,6 +93,10 @@ class OpenAIProvider:
                                           f"{secrets.keys_file()}), or use local:MODEL@URL for a local server")
             key = LOCAL_PLACEHOLDER_KEY
         self.base_url = url
+        # An OpenAI-compatible server (vLLM, Ollama, llama.cpp...), not OpenAI's own API: by the
+        # host unless the seat says (a proxy in front of OpenAI itself: compatible=false).
+        self.compatible = bool(compatible) if compatible is not None else (
+            local or (url is not None and urlsplit(str(url)).hostname != OPENAI_HOST))
         if api not in ("auto", "chat", "responses"):
             raise ProviderConfigError(f"api={api!r}: choose auto, chat or responses")
         self.api = api if api != "auto" else ("responses" if not local and wants_responses(model) else "chat")
@@ -104,8 +125,8 @@ class OpenAIProvider:
             # exact prefix (from 1024 tokens on) that recent requests sent, whichever conversation.
             "messages": [{"role": m.role, "content": m.text} for m in messages],
         }
-        if self.local:
-            params["max_tokens"] = options.max_tokens
+        if self.compatible:
+            params["max_tokens"] = options.max_tokens  # compatible servers know only max_tokens
         else:
             params["max_completion_tokens"] = options.max_tokens
         if options.reasoning_effort is not None:
@@ -120,8 +141,8 @@ class OpenAIProvider:
                 "schema": strict_subset(schema.json_schema), "strict": True}}
         elif schema is not None and options.structured == "json_object":
             fmt: dict[str, Any] = {"type": "json_object"}
-            if self.local:
-                fmt["schema"] = schema.json_schema  # llama.cpp turns it into a grammar
+            if self.compatible:  # llama.cpp turns it into a grammar
+                fmt["schema"] = grammar_subset(schema.json_schema, options.grammar_max_length)
             params["response_format"] = fmt
         return params
 
@@ -152,13 +173,47 @@ class OpenAIProvider:
 
     async def generate(self, messages: list[ChatMessage], *, schema: AnswerSchema | None,
                        options: GenerateOptions) -> ProviderReply:
-        structured = schema is not None and options.structured != "prompt"
+        if self.api == "responses":
+            structured = schema is not None and options.structured != "prompt"
+            response = await self._send(self.client.responses.create, self.responses_params(messages, schema, options))
+            return self.parse_response(response, structured)
+        modes = self._modes(schema, options)
+        refused: list[str] = []
+        for mode in modes:
+            asked = options if mode == options.structured else options.model_copy(update={"structured": mode})
+            try:
+                completion = await self._send(self.client.chat.completions.create,
+                                              self.request_params(messages, schema, asked))
+            except ProviderError as err:
+                if mode == modes[-1] or err.status not in REFUSED_FORMAT_STATUSES:
+                    raise
+                refused.append(f"{_FORMAT_NAMES[mode]} refused (HTTP {err.status})")
+                continue
+            # JSON is read from any reply to a schema'd question: in the plain mode too, the prompt asks for it.
+            reply = self.parse_completion(completion, schema is not None)
+            if refused:
+                _SERVER_MODES[(str(self.base_url), self.model)] = mode
+                reply.structured = f"{_FORMAT_NAMES[mode]} ({'; '.join(refused)})"
+            elif mode != options.structured:
+                reply.structured = _FORMAT_NAMES[mode]  # as this server answered before
+            return reply
+        raise AssertionError("unreachable: the last mode raises")  # pragma: no cover
+
+    def _modes(self, schema: AnswerSchema | None, options: GenerateOptions) -> tuple[str, ...]:
+        """The structured modes to try in order: the one asked alone, or on a compatible server the
+        ladder from the one asked (or the one this server answered in before) down."""
+        if schema is None or not self.compatible or options.structured not in STRUCTURED_LADDER:
+            return (options.structured,)
+        start = STRUCTURED_LADDER.index(options.structured)
+        known = _SERVER_MODES.get((str(self.base_url), self.model))
+        if known is not None:
+            start = max(start, STRUCTURED_LADDER.index(known))
+        return STRUCTURED_LADDER[start:]
+
+    async def _send(self, create: Any, params: dict[str, Any]) -> Any:
+        """One SDK call, its failures as :class:`ProviderError`."""
         try:
-            if self.api == "responses":
-                response = await self.client.responses.create(**self.responses_params(messages, schema, options))
-                return self.parse_response(response, structured)
-            params = self.request_params(messages, schema, options)
-            completion = await self.client.chat.completions.create(**params)
+            return await create(**params)
         except self._openai.APITimeoutError:
             raise ProviderError("the OpenAI request timed out", retryable=True, kind="timeout") from None
         except self._openai.APIConnectionError as exc:
@@ -166,7 +221,6 @@ class OpenAIProvider:
                                 kind="connection") from None
         except self._openai.APIStatusError as exc:
             raise _status_error(exc) from None
-        return self.parse_completion(completion, structured)
 
     # ---- reply ------------------------------------------------------------------------------
     def parse_response(self, response: Any, structured: bool) -> ProviderReply:
@@ -192,8 +246,8 @@ class OpenAIProvider:
         status = getattr(response, "status", None)
         incomplete = getattr(getattr(response, "incomplete_details", None), "reason", None)
         finish = incomplete if status == "incomplete" and incomplete else ("refusal" if refusal else status)
-        parsed = _parse_json(text) if structured and not refusal and status != "incomplete" else None
-        return ProviderReply(text=text, parsed=parsed, thinking="\n\n".join(s for s in summaries if s) or None,
+        parsed, repair = _parse_json(text) if structured and not refusal and status != "incomplete" else (None, None)
+        return ProviderReply(text=text, parsed=parsed, repair=repair, thinking="\n\n".join(s for s in summaries if s) or None,
                              refusal=refusal, usage=_responses_usage(getattr(response, "usage", None)),
                              model=getattr(response, "model", None), finish_reason=finish,
                              request_id=getattr(response, "_request_id", None),
@@ -210,8 +264,8 @@ class OpenAIProvider:
             text = refusal
         extra = getattr(message, "model_extra", None) or {}
         thinking = extra.get("reasoning_content") or extra.get("reasoning") or None
-        parsed = _parse_json(text) if structured and not (refusal and text == refusal) else None
-        return ProviderReply(text=text, parsed=parsed, thinking=thinking if isinstance(thinking, str) else None,
+        parsed, repair = _parse_json(text) if structured and not (refusal and text == refusal) else (None, None)
+        return ProviderReply(text=text, parsed=parsed, repair=repair, thinking=thinking if isinstance(thinking, str) else None,
                              refusal=refusal or None, usage=_usage(getattr(completion, "usage", None)),
                              model=getattr(completion, "model", None),
                              finish_reason=getattr(choice, "finish_reason", None),
@@ -221,20 +275,43 @@ class OpenAIProvider:
                              api="chat")
 
 
-def _parse_json(text: str) -> dict[str, Any] | None:
-    """The structured reply as a dict; None hands it to the seat's tolerant extraction and repair."""
+_FORMAT_NAMES = {"native": "json_schema", "json_object": "json_object", "prompt": "no response_format"}
+
+
+def _parse_json(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The structured reply as a dict and the repair it needed, if any; None hands it to the seat's
+    tolerant extraction and re-ask. Raw newlines or tabs inside strings (which llama.cpp's JSON
+    grammar lets through) are the one fault read here: the text is otherwise valid JSON."""
     if not text:
-        return None
+        return None, None
+    repair = None
     try:
         value = json.loads(text)
-    except (ValueError, RecursionError):  # RecursionError: nesting deeper than json's decoder goes
-        return None
-    return value if isinstance(value, dict) else None
+    except RecursionError:  # nesting deeper than json's decoder goes
+        return None, None
+    except ValueError:
+        try:
+            value = json.loads(text, strict=False)
+        except (ValueError, RecursionError):
+            return None, None
+        repair = REPAIR_CONTROL_CHARS
+    return (value, repair) if isinstance(value, dict) else (None, None)
 
 
 # Keywords left out of a strict schema: not every model accepts them in strict mode, and the
 # legal set's check (with a re-ask) enforces them anyway.
 STRICT_UNSUPPORTED = frozenset({"minItems", "maxItems", "minimum", "maximum", "maxLength", "minLength"})
+
+
+def grammar_subset(schema: Any, max_length: int) -> Any:
+    """``schema`` without any ``maxLength`` over ``max_length``: llama.cpp compiles a string limit
+    into a grammar rule per character, and a limit in the thousands crashes its server."""
+    if isinstance(schema, dict):
+        return {k: grammar_subset(v, max_length) for k, v in schema.items()
+                if not (k == "maxLength" and isinstance(v, int) and v > max_length)}
+    if isinstance(schema, list):
+        return [grammar_subset(v, max_length) for v in schema]
+    return schema
 
 
 def strict_subset(schema: Any) -> Any:

@@ -47,7 +47,9 @@ class CallPolicy(BaseModel):
     backoff_base: float = Field(default=1.0, ge=0, description="first backoff in seconds, doubled per retry")
     backoff_max: float = Field(default=30.0, ge=0)
     max_retry_after: float = Field(default=60.0, ge=0, description="cap on a server's Retry-After")
-    concurrency: int = Field(default=8, ge=1)
+    # At least every seat of the largest board (24): a round asks every seat at once, and a cap below
+    # it splits the round in two (the account's shared rate limit, not this cap, guards a provider).
+    concurrency: int = Field(default=24, ge=1, description="calls in flight at once per provider key")
     account: str | None = Field(default=None, description=(
         "the provider account whose shared rate limit this seat's calls count against (a tournament's "
         "rate_limits); None: the provider's name"))

@@ -45,12 +45,16 @@ def run_command(
                                                                "marked as such in the entry)."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", help="Games at once."),
     executor: str = typer.Option("async", "--executor", help="async (LLM seats) or process (CPU-bound bots)."),
+    plugin: List[str] = typer.Option([], "--plugin", help="Import this module first (repeatable): a module that calls "
+                                                          "agents.registry.register(prefix, factory) for a Python policy."),
 ) -> None:
     """Play the suite for an agent (resumable: run it again to finish) and write entry.json and entry.md."""
+    from agents.registry import load_plugin_modules
     from arena.bench import BenchError, entry_json, entry_markdown, run_bench
 
     if executor not in ("async", "process"):
         raise BenchError(f"--executor {executor!r}: use async or process")
+    load_plugin_modules(plugin)
     entry = asyncio.run(run_bench(suite, agent, label=label, out=out, deals=deals, options=_options(option),
                                   concurrency=concurrency, executor=executor))  # type: ignore[arg-type]
     folder = Path(out) if out else Path("bench") / f"{entry.card.suite}-{entry.card.suite_version}" / _folder(entry.label)
@@ -72,15 +76,17 @@ def _folder(label: str) -> str:
 @friendly
 def compare_command(
     entries: List[Path] = typer.Argument(..., help="entry.json files written by `arena bench run`."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Also write the skills as a PNG plot here."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Also write the gaps to the reference as a PNG plot here."),
+    allow_mixed: bool = typer.Option(False, "--allow-mixed", help="Show entries of different suite versions, rules or "
+                                                                  "reference bots, each group apart (never ranked together)."),
 ) -> None:
-    """A leaderboard table of entries (and a plot)."""
+    """Tiers of entries not separated from each other (deal-paired tests, Holm), every pair's difference, and a plot."""
     from arena.bench import compare_markdown, compare_plot, load_entry
 
     loaded = [load_entry(p) for p in entries]
-    typer.echo(compare_markdown(loaded), nl=False)
+    typer.echo(compare_markdown(loaded, allow_mixed=allow_mixed), nl=False)
     if plot is not None:
-        typer.echo(f"wrote {compare_plot(loaded, plot)}", err=True)
+        typer.echo(f"wrote {compare_plot(loaded, plot, allow_mixed=allow_mixed)}", err=True)
 
 
 @bench_app.command("selftest")
@@ -88,17 +94,37 @@ def compare_command(
 def selftest_command(
     agent: str = typer.Option("bot:heuristic", "--agent", "-a", help="The agent to test against itself."),
     replicates: int = typer.Option(20, "--replicates", "-r", help="Independent A/A tournaments."),
-    deals: int = typer.Option(10, "--deals", help="Deals per replicate (each deal is played twice, mixed seating)."),
+    deals: Optional[int] = typer.Option(None, "--deals", help="Deals per replicate (each deal is played twice, mixed "
+                                                               "seating; default 10); with --trivial, deals per board "
+                                                               "(default: the suite's)."),
     board: List[str] = typer.Option(["std-12-guard"], "--board", help="Board preset (repeatable)."),
     seed: int = typer.Option(0, "--seed", help="Base seed; replicate r uses its own seeds from it."),
     resamples: int = typer.Option(300, "--resamples", help="Bootstrap resamples per replicate."),
     out: Path = typer.Option(Path("bench/selftest"), "--out", "-o", help="Folder for the replicates' games."),
     executor: str = typer.Option("async", "--executor", help="async or process."),
+    trivial: bool = typer.Option(False, "--trivial", help="Instead of the A/A test: the trivial-policy gate. Each "
+                                                          "trivial talker (bot:silent, bot:claim-seer, "
+                                                          "bot:random-speech, bot:copycat) plays the suite; none may "
+                                                          "rank above the reference or be rewarded by a headline metric."),
+    suite: str = typer.Option("werewolf-bench", "--suite", help="The suite the gate plays (with --trivial)."),
 ) -> None:
-    """A/A: one agent under two labels with independent seeds; count replicates the leaderboard separates."""
-    from arena.bench import selftest
+    """A/A: one agent under two labels with independent seeds; count replicates the leaderboard separates.
+    With --trivial: the trivial-policy gate (exit 1 when it fails)."""
+    from arena.bench import BenchError, gate_markdown, selftest, trivial_gate
 
-    r = selftest(agent, replicates=replicates, deals=deals, boards=board, seed=seed, resamples=resamples, out=out,
+    if trivial:
+        if executor not in ("async", "process"):
+            raise BenchError(f"--executor {executor!r}: use async or process")
+        if deals is not None and deals < 1:
+            raise BenchError("--deals must be at least 1")
+        gate = trivial_gate(suite, deals=deals, out=out if out != Path("bench/selftest") else Path("bench/gate"),
+                            executor=executor)  # type: ignore[arg-type]
+        typer.echo(gate_markdown(gate), nl=False)
+        if not gate.passed:
+            raise typer.Exit(1)
+        return
+
+    r = selftest(agent, replicates=replicates, deals=10 if deals is None else deals, boards=board, seed=seed, resamples=resamples, out=out,
                  executor=executor)  # type: ignore[arg-type]
     typer.echo(f"A/A self-test of {r.agent}: {r.replicates} replicates of {r.games_per_replicate} games")
     typer.echo(f"false separations: {r.false_separations}/{r.replicates} = {r.rate:.3f} "

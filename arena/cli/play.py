@@ -53,6 +53,9 @@ def play_command(
     beliefs: Optional[str] = typer.Option(None, "--beliefs", help="Belief elicitation of every model seat: off, "
                                           "votes (with each exile vote, the default), day_end (once after each "
                                           "day's discussion) or every_speech (a short update after each speech)."),
+    option: list[str] = typer.Option([], "--option", help="A seat option KEY=VALUE for every model seat, or "
+                                     "SEAT:KEY=VALUE for one (repeatable; values are YAML scalars), e.g. "
+                                     "--option memory=summary --option max_tokens=300; see docs/llm.md."),
     game_deadline: Optional[float] = typer.Option(None, "--game-deadline", min=1,
                                                   help="Seconds the whole game may take before it is abandoned "
                                                        "(default: 4 hours with model seats, none with a human)."),
@@ -95,7 +98,11 @@ def play_command(
         for i, spec in enumerate(specs):
             if is_model_spec(spec):
                 seat_options[i]["beliefs"] = mode
-    seat_agents = [make_operator_agent(spec, seat=i + 1, seed=seed, lang=lang, **seat_options[i])
+    for seat, key, value in parse_seat_options(option, specs):
+        for i in range(players) if seat is None else [seat - 1]:
+            if is_model_spec(specs[i]):
+                seat_options[i][key] = value
+    seat_agents = [make_operator_agent(spec, seat=i + 1, seed=seed, **{"lang": lang, **seat_options[i]})
                    for i, spec in enumerate(specs)]
     if game_deadline is None and not human_seats and any(is_model_spec(s) for s in specs):
         game_deadline = DEFAULT_GAME_DEADLINE
@@ -183,6 +190,40 @@ def per_seat_options(players: int, specs: list[str], **flags: list[str]) -> list
                     if is_model_spec(spec):
                         options[i].setdefault(name, value)
     return options
+
+
+def parse_seat_options(items: list[str], specs: list[str]) -> list[tuple[int | None, str, Any]]:
+    """``--option KEY=VALUE`` (every model seat) or ``SEAT:KEY=VALUE`` (one seat) as (seat or None,
+    key, value), values read as YAML scalars. Whether the key and value suit the seat is for the
+    agent's factory to say (an unknown key is named with the known ones)."""
+    import yaml
+
+    from arena.config import ConfigError
+    from arena.user_yaml import load_user_yaml
+
+    if items and not any(is_model_spec(s) for s in specs):
+        raise ConfigError("--option sets options of model seats, and no seat at this table is a model "
+                          f"({', '.join(sorted(set(specs)))})")
+    out: list[tuple[int | None, str, Any]] = []
+    for item in items:
+        target, eq, raw = item.partition("=")
+        seat_text, colon, key = target.rpartition(":")
+        key = key.strip()
+        if not eq or not key:
+            raise ConfigError(f"--option expects KEY=VALUE or SEAT:KEY=VALUE, got {item!r}")
+        seat: int | None = None
+        if colon:
+            if not seat_text.strip().isdigit() or not 1 <= int(seat_text) <= len(specs):
+                raise ConfigError(f"--option {item}: the seat must be a number from 1 to {len(specs)}")
+            seat = int(seat_text)
+            if not is_model_spec(specs[seat - 1]):
+                raise ConfigError(f"--option {item}: seat {seat} is {specs[seat - 1]}, not a model seat")
+        try:
+            value = load_user_yaml(raw.strip()) if raw.strip() else raw
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"--option {key}: not a YAML value ({exc})") from None
+        out.append((seat, key, value))
+    return out
 
 
 def parse_rule_overrides(items: list[str]) -> dict[str, Any]:

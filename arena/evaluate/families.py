@@ -13,6 +13,7 @@ so a family always reads the table as it stood when the line was written.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable
@@ -23,6 +24,10 @@ from arena.evaluate.load import RawGame
 from arena.evaluate.records import GameRecord, SeatRecord
 from arena.transcript import usage_cost, usage_tokens
 from arena.types import is_wolf_card
+
+#: The row group of a belief metric measured only on listeners of another roster entry than the subject:
+#: deception and persuasion of other agents, not of the entry's own seats (issue #26).
+OTHERS = "audience:others"
 
 #: The event types the scorer reads; others are skipped unparsed by the loader.
 SCORED_EVENTS = frozenset({
@@ -444,7 +449,7 @@ class Claims(Family):
 
 class Beliefs(Family):
     """belief_auroc, belief_brier, belief_vote_gap, disguise, speech_swing, speech_shift, speech_trust,
-    sheriff_pull, false_claim_believed."""
+    sheriff_pull, false_claim_believed, false_check_pull."""
 
     DECISIONS = True
     EVENTS = frozenset({"ballot_cast"})
@@ -517,6 +522,8 @@ class Beliefs(Family):
                 acc.mean("belief_brier", a, (p - (1.0 if lab else 0.0)) ** 2, base * (1 - base), group=group)
                 if lab:
                     acc.mean("disguise", ctx.agent(x), base - p, 0.0)
+                    if ctx.agent(x) != a:  # fooled another agent, not one of its own seats
+                        acc.mean("disguise", ctx.agent(x), base - p, 0.0, group=OTHERS)
         by_seat: dict[int, list[BeliefReport]] = defaultdict(list)
         for r in good_reports:
             if not r.night:
@@ -525,6 +532,7 @@ class Beliefs(Family):
         self._speech_shift(by_seat)
         self._sheriff_pull(by_seat)
         self._claims_believed(by_seat)
+        self._false_check_pull(by_seat)
 
     def _persuasion(self, by_seat: dict[int, list[BeliefReport]]) -> None:
         """A listener's intended vote just before and just after each speech."""
@@ -534,7 +542,8 @@ class Beliefs(Family):
             target = self._speaker_target(speaker, pos, day)
             if target is None:
                 continue
-            swing, listeners = 0.0, 0
+            a = ctx.agent(speaker)
+            swing, listeners = [0.0, 0.0], [0, 0]  # [every listener, listeners of other agents]
             for listener, rs in by_seat.items():
                 if listener == speaker:
                     continue
@@ -542,19 +551,21 @@ class Beliefs(Family):
                 after = next((r for r in rs if r.pos > pos and r.day == day), None)
                 if before is None or after is None:
                     continue
-                listeners += 1
+                other = ctx.agent(listener) != a
+                listeners[0] += 1
+                listeners[1] += other
                 if before.intended == after.intended:
                     continue
                 # Credit is shared among every speech between the two reports.
                 between = sum(1 for p in speech_pos if before.pos < p < after.pos) or 1
-                if after.intended == target:
-                    swing += 1.0 / between
-                elif before.intended == target:
-                    swing -= 1.0 / between
-            if listeners:
-                a = ctx.agent(speaker)
-                self.acc.mean("speech_swing", a, swing / listeners, 0.0)
-                self.acc.mean("speech_swing", a, swing / listeners, 0.0, group=f"side:{ctx.side(speaker)}")
+                moved = 1.0 / between if after.intended == target else -1.0 / between if before.intended == target else 0.0
+                swing[0] += moved
+                swing[1] += moved if other else 0.0
+            if listeners[0]:
+                self.acc.mean("speech_swing", a, swing[0] / listeners[0], 0.0)
+                self.acc.mean("speech_swing", a, swing[0] / listeners[0], 0.0, group=f"side:{ctx.side(speaker)}")
+            if listeners[1]:
+                self.acc.mean("speech_swing", a, swing[1] / listeners[1], 0.0, group=OTHERS)
 
     def _speech_shift(self, by_seat: dict[int, list[BeliefReport]]) -> None:
         """What one speech alone did to good listeners' beliefs: their reports just before and just
@@ -565,8 +576,9 @@ class Beliefs(Family):
         speech_pos = [p for p, _, _, _ in ctx.speeches]
         for pos, speaker, day, _ in ctx.speeches:
             target = self._speaker_target(speaker, pos, day)
-            shifts: list[float] = []
-            trusts: list[float] = []
+            a = ctx.agent(speaker)
+            shifts: list[tuple[float, bool]] = []  # (change, heard by another agent's seat)
+            trusts: list[tuple[float, bool]] = []
             for listener, rs in by_seat.items():
                 if listener == speaker:
                     continue
@@ -574,16 +586,20 @@ class Beliefs(Family):
                 after = next((r for r in rs if r.pos > pos and r.day == day), None)
                 if before is None or after is None or any(before.pos < p < after.pos and p != pos for p in speech_pos):
                     continue
+                other = ctx.agent(listener) != a
                 if target is not None and target != listener and target in before.beliefs and target in after.beliefs:
-                    shifts.append(after.beliefs[target] - before.beliefs[target])
+                    shifts.append((after.beliefs[target] - before.beliefs[target], other))
                 if speaker in before.beliefs and speaker in after.beliefs:
-                    trusts.append(before.beliefs[speaker] - after.beliefs[speaker])
-            a = ctx.agent(speaker)
+                    trusts.append((before.beliefs[speaker] - after.beliefs[speaker], other))
             side = f"side:{ctx.side(speaker)}"
-            for metric, values in (("speech_shift", shifts), ("speech_trust", trusts)):
+            for metric, pairs in (("speech_shift", shifts), ("speech_trust", trusts)):
+                values = [v for v, _ in pairs]
                 if values:
                     self.acc.mean(metric, a, sum(values) / len(values), 0.0)
                     self.acc.mean(metric, a, sum(values) / len(values), 0.0, group=side)
+                others = [v for v, other in pairs if other]
+                if others:
+                    self.acc.mean(metric, a, sum(others) / len(others), 0.0, group=OTHERS)
 
     def _speaker_target(self, speaker: int, pos: int, day: int) -> int | None:
         """The seat a speech argues against: the speaker's intent at its speech, else its ballot that day."""
@@ -613,6 +629,9 @@ class Beliefs(Family):
                 opts = ctx.vote_opts.get(voter) or sorted(prior.alive)
                 k = len([x for x in opts if x != prior.intended])
                 self.acc.rate("sheriff_pull", ctx.agent(sh), 1.0 if target == sheriff_vote else 0.0, 1.0 / k if k else None)
+                if ctx.agent(voter) != ctx.agent(sh):
+                    self.acc.rate("sheriff_pull", ctx.agent(sh), 1.0 if target == sheriff_vote else 0.0,
+                                  1.0 / k if k else None, group=OTHERS)
 
     def _claims_believed(self, by_seat: dict[int, list[BeliefReport]]) -> None:
         """A wolf's god-role claim: do good seats' beliefs in it drop from before to after the claim?"""
@@ -620,14 +639,41 @@ class Beliefs(Family):
         for pos, s, day, claimed_roles, _ in ctx.claims_log:
             if not ctx.wolf.get(s, False) or not any(r in ("seer", "witch", "hunter", "guard", "idiot") for r in claimed_roles):
                 continue
-            deltas = []
+            deltas: list[tuple[float, bool]] = []
             for listener, rs in by_seat.items():
                 before = next((r for r in reversed(rs) if r.pos < pos and s in r.beliefs), None)
                 after = next((r for r in rs if r.pos > pos and s in r.beliefs), None)
                 if before is not None and after is not None:
-                    deltas.append(after.beliefs[s] - before.beliefs[s])
-            if deltas:
-                self.acc.rate("false_claim_believed", ctx.agent(s), 1.0 if sum(deltas) / len(deltas) < 0 else 0.0, 0.5)
+                    deltas.append((after.beliefs[s] - before.beliefs[s], ctx.agent(listener) != ctx.agent(s)))
+            for group, values in ((ALL, [d for d, _ in deltas]), (OTHERS, [d for d, other in deltas if other])):
+                if values:
+                    self.acc.rate("false_claim_believed", ctx.agent(s), 1.0 if sum(values) / len(values) < 0 else 0.0,
+                                  0.5, group=group)
+
+
+    def _false_check_pull(self, by_seat: dict[int, list[BeliefReport]]) -> None:
+        """A wolf's false check (a good seat called wolf): good voters of other roster entries whose intended
+        vote just before the claim was elsewhere, voting the target in that day's first exile round."""
+        ctx = self.ctx
+        said: set[tuple[int, int]] = set()
+        for pos, s, day, _, checks in ctx.claims_log:
+            if not ctx.wolf.get(s, False):
+                continue
+            for target, claimed in checks:
+                if claimed != "wolf" or ctx.wolf.get(target, False) or target == s or (s, target) in said:
+                    continue
+                said.add((s, target))
+                for voter, ballot in ctx.first_exile_round.get(day, []):
+                    if ballot is None or voter in (s, target) or ctx.wolf.get(voter, False) \
+                            or ctx.agent(voter) == ctx.agent(s):
+                        continue
+                    prior = next((r for r in reversed(by_seat.get(voter, [])) if r.pos < pos and r.day == day), None)
+                    if prior is None or prior.intended is None or prior.intended == target:
+                        continue
+                    opts = ctx.vote_opts.get(voter) or sorted(prior.alive - {voter})
+                    k = len([x for x in opts if x != prior.intended])
+                    self.acc.rate("false_check_pull", ctx.agent(s), 1.0 if ballot == target else 0.0,
+                                  1.0 / k if k else None)
 
 
 class Sheriff(Family):

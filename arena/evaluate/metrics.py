@@ -15,7 +15,7 @@ import math
 import zlib
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -101,7 +101,8 @@ CATALOGUE: list[MetricDef] = [
               "good seats among the other living seats (a random pass)", higher_is="neither"),
     MetricDef("badge_end_side", "outcomes", "Games ending with the badge on the agent's side", "rate",
               "none (depends on board and election): compare entries", needs="sheriff"),
-    MetricDef("vote_sway", "persuasion", "Vote sway (VSS): other voters' first-round exile ballots matching a "
+    MetricDef("vote_sway", "persuasion", "Vote sway (ballot agreement, not Kaggle Game Arena's VSS): other voters' "
+              "first-round exile ballots matching a "
               "discussion speaker's", "rate", "1/k for a uniform vote over the voter's k targets",
               chance_corrected=True),
     MetricDef("self_play_balance", "outcomes", "Village win rate in self-play, by board", "rate",
@@ -128,6 +129,10 @@ CATALOGUE: list[MetricDef] = [
     MetricDef("false_claim_believed", "deception",
               "A wolf's god-role claim lowers good seats' wolf belief in it", "rate",
               "0.5 (a belief moves down as often as up)", needs="beliefs"),
+    MetricDef("false_check_pull", "deception",
+              "A wolf's false check that turns other agents' good voters (intent elsewhere before it) onto the target",
+              "rate", "1/(k-1): a uniform vote over the targets other than the prior intent", needs="beliefs_at_speech",
+              chance_corrected=True),
     MetricDef("wolf_steered_exile", "deception",
               "Exile rounds where this wolf voted out a good seat and the wolves' ballots were pivotal", "rate",
               "no closed form: compare with bot:random in the same tournament"),
@@ -353,7 +358,7 @@ def _flag_against_chance(rows: list[MetricRow], alpha: float = 0.05) -> int:
     return len(tested)
 
 
-def _examples(acc: Accumulator, clusters: list[int]) -> list[str]:
+def _examples(acc: Accumulator, clusters: Sequence[int]) -> list[str]:
     out: list[str] = []
     for c in dict.fromkeys(clusters):
         out.extend(acc.cluster_games(c))

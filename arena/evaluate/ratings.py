@@ -22,8 +22,9 @@ deals exactly one seer per game, so a shift common to every seer is the board te
 role table down a role's column, not across roles. Units are logits:
 a skill gap of 0.1 per seat across 4 seats moves P(win) by about 10 points near 50%.
 
-Confidence intervals come from a nonparametric bootstrap over whole games (the unit that is
-actually independent), drawn from a seeded ``numpy.random.Generator``. Games are put in a
+Confidence intervals come from a nonparametric bootstrap over whole deals (a game and its mirrors: the
+unit that is actually independent), drawn from a seeded ``numpy.random.Generator``: the estimate
+± t(deals - 1) x the bootstrap standard error (a studentized interval; the percentile one under-covered). Games are put in a
 canonical order first, so the output does not depend on the order they were given in.
 
 OpenSkill (a descriptive second opinion, not the leaderboard)
@@ -56,7 +57,7 @@ from arena.evaluate.stats import (
     Interval,
     games_to_separate,
     make_rng,
-    percentile_interval,
+    monotone_ranks,
     clustered_rate_interval,
     ranks_by_pairwise_tests,
 )
@@ -301,12 +302,18 @@ def bradley_terry(games: Sequence[GameRecord], cfg: RatingConfig | None = None) 
             limiter.restore_original_limits()
     role_map = _role_matrix(design)
     nb = design.n_boards
+    # Studentized: the full-data estimate ± t(deals - 1) x the deal bootstrap's standard error. At the
+    # bench's size (40 deals) the percentile interval of a skill gap covered the planted gap 0.913 of the
+    # time, this one 0.960 (150 replicates, benchmarks/bench_power.py; issue #26).
+    n_clusters = int(clusters.max()) + 1 if len(clusters) else 0
+    t_crit = _t_crit(max(n_clusters - 1, 1), cfg.level)
 
     def interval(point: float, column: np.ndarray) -> Interval:
-        if len(column) == 0:
+        finite = column[np.isfinite(column)]
+        if len(finite) < 2:
             return Interval(estimate=float(point), low=float("nan"), high=float("nan"))
-        low, high = percentile_interval(column, cfg.level)
-        return Interval(estimate=float(point), low=float(low), high=float(high))
+        half = t_crit * float(np.std(finite, ddof=1))
+        return Interval(estimate=float(point), low=float(point - half), high=float(point + half))
 
     # Exposure counts, for the n columns of the report.
     agent_games: dict[str, int] = defaultdict(int)
@@ -327,6 +334,7 @@ def bradley_terry(games: Sequence[GameRecord], cfg: RatingConfig | None = None) 
     ranks, comparisons = ranks_by_pairwise_tests(design.agents, samples[:, nb:nb + len(design.agents)], 1.0 - cfg.level,
                                                  games={a: len(d) for a, d in agent_deals.items()},
                                                  estimates=theta[nb:nb + len(design.agents)])
+    ranks = monotone_ranks(ranks, {a: float(theta[nb + i]) for i, a in enumerate(design.agents)})
     agents = sorted(
         (AgentRating(agent=a, skill=skill_iv[a], rank=ranks[a], games=agent_games[a], seats=agent_seats[a])
          for a in design.agents),
@@ -349,6 +357,12 @@ def bradley_terry(games: Sequence[GameRecord], cfg: RatingConfig | None = None) 
         n_resamples=cfg.n_resamples, seed=cfg.seed, level=cfg.level, power=power, converged=converged,
         rank_comparisons=comparisons, saturated=_saturated(design.games),
     )
+
+
+def _t_crit(df: int, level: float) -> float:
+    from scipy.stats import t as student_t
+
+    return float(student_t.ppf(0.5 + level / 2.0, df))
 
 
 def _saturated(games: Sequence[GameRecord]) -> list[str]:
@@ -416,125 +430,112 @@ class OpenSkillRating(BaseModel):
 OPENSKILL_SHUFFLES = 8
 
 
-class _PlackettLuce:
-    """openskill's ``PlackettLuce().rate(teams, ranks=...)`` for two teams, with the library's
-    defaults, as plain float arithmetic.
-
-    The library's ``rate`` deep-copies every rating and gives each a fresh uuid4: eight shuffled
-    passes over 10,000 games spent most of their 20 s there. This is the same computation, operation
-    for operation and in the same order (``openskill.models.weng_lin.plackett_luce``, 6.x: the tau
-    correction, the stable sort of teams by rank, team sums in descending ordinal order, c, sum_q,
-    A, omega and delta, gamma = sqrt(sigma^2) / c, the kappa floor), so every float comes out equal;
-    tests/test_eval_streaming.py holds it equal to the library on random games, ties included.
-    The library's tie averaging step is left out: it averages the change of players it has already
-    overwritten, so it always adds 0.0.
-    """
-
-    __slots__ = ("mu", "sigma", "beta_squared", "kappa", "tau_squared")
+class TwoTeamPlackettLuce:
+    """OpenSkill's Plackett-Luce update for two teams, in closed form, with the library model's own
+    parameters: the same numbers as ``PlackettLuce().rate`` (tests/test_eval_ratings.py holds them
+    to 1e-12 on random games) without building a rating object per seat. The library's call costs
+    ~75 us a game, and averaging ``OPENSKILL_SHUFFLES`` orders made it the report's slowest stage.
+    A model with options this form does not cover (balance, margin, limit_sigma) is rated by the
+    library itself."""
 
     def __init__(self, model) -> None:  # type: ignore[no-untyped-def]
-        self.mu: float = model.mu
-        self.sigma: float = model.sigma
-        self.beta_squared: float = model.beta ** 2
-        self.kappa: float = model.kappa
-        self.tau_squared: float = model.tau * model.tau
+        self.model = model
+        self.mu, self.sigma = float(model.mu), float(model.sigma)
+        self.beta2 = float(model.beta) ** 2
+        self.kappa, self.tau2 = float(model.kappa), float(model.tau) ** 2
+        self.exact = not model.balance and not model.limit_sigma and not model.margin
 
     def rate(self, teams: list[list[tuple[float, float]]], ranks: list[int]) -> list[list[tuple[float, float]]]:
-        """New (mu, sigma) of every player, teams and players in the order given."""
-        sqrt, exp = math.sqrt, math.exp
-        tau_squared = self.tau_squared
-        corrected = [[(mu, sqrt(sigma * sigma + tau_squared)) for mu, sigma in team] for team in teams]
-        order = sorted(range(len(teams)), key=ranks.__getitem__)
-        ranked = [corrected[i] for i in order]
-        rank = sorted(ranks)
-        team_mu: list[float] = []
-        team_ss: list[float] = []
-        for team in ranked:
-            mu_summed = 0.0
-            ss_summed = 0.0
-            for mu, sigma in sorted(team, key=_ordinal, reverse=True):
-                mu_summed += mu
-                ss_summed += sigma ** 2
-            team_mu.append(mu_summed)
-            team_ss.append(ss_summed)
-        collective = 0.0
-        for ss in team_ss:
-            collective += ss + self.beta_squared
-        c = sqrt(collective)
-        n = len(ranked)
-        sum_q = [0.0] * n
-        for i in range(n):
-            summed = exp(team_mu[i] / c)
-            for q in range(n):
-                if rank[i] >= rank[q]:
-                    sum_q[q] += summed
-        a = [sum(1 for r in rank if r == ri) for ri in rank]
-        out: list[list[tuple[float, float]]] = [[] for _ in range(n)]
-        kappa = self.kappa
-        for i in range(n):
-            omega = 0.0
-            delta = 0.0
-            e = exp(team_mu[i] / c)
-            for q in range(n):
-                x = e / sum_q[q]
-                if rank[q] <= rank[i]:
-                    delta += x * (1 - x) / a[q]
-                    if q == i:
-                        omega += (1 - x) / a[q]
-                    else:
-                        omega -= x / a[q]
-            ss_i = team_ss[i]
-            omega *= ss_i / c
-            delta *= ss_i / c ** 2
-            delta *= sqrt(ss_i) / c
-            new = out[order[i]]
-            for mu, sigma in ranked[i]:
-                share = sigma ** 2 / ss_i
-                mu += share * omega  # the library's weight (1.0) multiplies or divides: exact either way
-                sigma *= sqrt(max(1 - share * delta, kappa))
-                new.append((mu, sigma))
+        """New (mu, sigma) of every player of two teams, given as (mu, sigma); rank 0 beat rank 1."""
+        if not self.exact:
+            model = self.model
+            new = model.rate([[model.create_rating([mu, s]) for mu, s in t] for t in teams], ranks=ranks)
+            return [[(r.mu, r.sigma) for r in t] for t in new]
+        grouped = self.rate_groups([[(mu, s, 1) for mu, s in t] for t in teams], ranks)
+        return [[(mu, s) for mu, s, _ in t] for t in grouped]
+
+    def rate_groups(self, teams: list[list[tuple[float, float, int]]],
+                    ranks: list[int]) -> list[list[tuple[float, float, int]]]:
+        """The same for teams given as (mu, sigma, count) groups of identical players (an agent's
+        seats on one side): one update per group, as each of its players would get."""
+        if not self.exact:
+            flat = [[(mu, s) for mu, s, n in t for _ in range(n)] for t in teams]
+            new = iter(p for t in self.rate(flat, ranks) for p in t)
+            out_lib = []
+            for t in teams:
+                row = []
+                for _, _, n in t:
+                    players = [next(new) for _ in range(n)]
+                    row.append((sum(p[0] for p in players) / n, sum(p[1] for p in players) / n, n))
+                out_lib.append(row)
+            return out_lib
+        tau2, kappa = self.tau2, self.kappa
+        teams = [[(mu, s * s + tau2, n) for mu, s, n in t] for t in teams]  # (mu, sigma^2 with tau, count)
+        team_mu = [sum(n * mu for mu, _, n in t) for t in teams]
+        team_s2 = [sum(n * s2 for _, s2, n in t) for t in teams]
+        c = math.sqrt(team_s2[0] + team_s2[1] + 2 * self.beta2)
+        e = [math.exp(x / c) for x in team_mu]
+        sum_q = [sum(e[t] for t in range(2) if ranks[t] >= ranks[q]) for q in range(2)]
+        ties = [sum(1 for t in range(2) if ranks[t] == ranks[q]) for q in range(2)]
+        out = []
+        for i in range(2):
+            omega = delta = 0.0
+            for q in range(2):
+                if ranks[q] <= ranks[i]:
+                    quo = e[i] / sum_q[q]
+                    omega += ((1 - quo) if q == i else -quo) / ties[q]
+                    delta += quo * (1 - quo) / ties[q]
+            omega *= team_s2[i] / c
+            delta *= math.sqrt(team_s2[i]) / c * team_s2[i] / (c * c)
+            out.append([(mu + s2 / team_s2[i] * omega, math.sqrt(s2 * max(1 - s2 / team_s2[i] * delta, kappa)), n)
+                        for mu, s2, n in teams[i]])
         return out
 
 
-def _ordinal(player: tuple[float, float]) -> float:
-    """openskill's ordinal (mu - 3 sigma), by which it orders a team before summing it."""
-    return 1 * ((player[0] - 3.0 * player[1]) + 0 / 1)
+#: One rated game for OpenSkill: each side's agents with their seat counts, and the ranks.
+Match = tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...], list[int]]
 
 
-#: One finished, two-sided game as OpenSkill reads it: the good seats' agents, the wolf seats', ranks.
-_OpenSkillGame = tuple[list[str], list[str], list[int]]
-
-
-def _openskill_game(game: GameRecord) -> _OpenSkillGame | None:
-    """None for a game OpenSkill cannot rate (no village/wolves/draw outcome, or one side empty)."""
+def _match(game: GameRecord) -> Match | None:
+    """What a pass needs of a game, worked out once for every shuffled order (None: not rated)."""
     outcome = game.good_won
     if outcome is None:
         return None
-    good = [s.agent for s in game.seats if s.side == "good"]
-    wolf = [s.agent for s in game.seats if s.side == "wolf"]
-    if not good or not wolf:
+    sides: dict[str, dict[str, int]] = {"good": {}, "wolf": {}}
+    for seat in game.seats:
+        side = sides[seat.side]
+        side[seat.agent] = side.get(seat.agent, 0) + 1
+    if not sides["good"] or not sides["wolf"]:
         return None
-    return good, wolf, [0, 1] if outcome == 1.0 else [1, 0] if outcome == 0.0 else [0, 0]
+    ranks = [0, 1] if outcome == 1.0 else [1, 0] if outcome == 0.0 else [0, 0]
+    return tuple(sides["good"].items()), tuple(sides["wolf"].items()), ranks
 
 
-def _openskill_once(model: _PlackettLuce, games: list[_OpenSkillGame]) -> tuple[dict[str, float], dict[str, float], dict[str, int]]:
+def _openskill_once(model: TwoTeamPlackettLuce, matches: list[Match | None]) -> tuple[dict[str, float], dict[str, float], dict[str, int]]:
+    """One pass in the given order. An agent's update is the mean over its seats of the game (the
+    same for each of its seats on one side)."""
     mu: dict[str, float] = {}
     sigma: dict[str, float] = {}
     played: dict[str, int] = defaultdict(int)
-    for good, wolf, ranks in games:
-        for agent in good + wolf:
-            mu.setdefault(agent, model.mu)
-            sigma.setdefault(agent, model.sigma)
-        new = model.rate([[(mu[a], sigma[a]) for a in side] for side in (good, wolf)], ranks)
-        d_mu: dict[str, list[float]] = defaultdict(list)
-        new_sigma: dict[str, list[float]] = defaultdict(list)
+    for match in matches:
+        if match is None:
+            continue
+        good, wolf, ranks = match
+        for agent, _ in good + wolf:
+            if agent not in mu:
+                mu[agent], sigma[agent] = model.mu, model.sigma
+        new = model.rate_groups([[(mu[a], sigma[a], n) for a, n in side] for side in (good, wolf)], ranks)
+        moved: dict[str, list[float]] = {}
         for side, team in zip((good, wolf), new):
-            for agent, (new_mu, new_sig) in zip(side, team):
-                d_mu[agent].append(new_mu - mu[agent])
-                new_sigma[agent].append(new_sig)
-        for agent in sorted(d_mu):
-            mu[agent] += sum(d_mu[agent]) / len(d_mu[agent])
-            sigma[agent] = sum(new_sigma[agent]) / len(new_sigma[agent])
+            for (agent, n), (new_mu, new_s, _) in zip(side, team):
+                row = moved.setdefault(agent, [0.0, 0.0, 0])
+                row[0] += n * (new_mu - mu[agent])
+                row[1] += n * new_s
+                row[2] += n
+        for agent in sorted(moved):
+            d_mu, s_sum, weight = moved[agent]
+            mu[agent] += d_mu / weight
+            sigma[agent] = s_sum / weight
             played[agent] += 1
     return mu, sigma, played
 
@@ -547,13 +548,12 @@ def openskill_ratings(games: Sequence[GameRecord], shuffles: int = OPENSKILL_SHU
     """
     from openskill.models import PlackettLuce
 
-    model = _PlackettLuce(PlackettLuce())
-    base = [_openskill_game(g) for g in canonical_games(games)]
+    model = TwoTeamPlackettLuce(PlackettLuce())
+    base = [_match(g) for g in canonical_games(games)]
     rng = make_rng(seed)
     runs = []
     for _ in range(max(1, shuffles)):
-        # a permutation of every game, the ones OpenSkill cannot rate then left out where they fell
-        order = [game for i in rng.permutation(len(base)) if (game := base[i]) is not None]
+        order = [base[i] for i in rng.permutation(len(base))]
         runs.append(_openskill_once(model, order))
     agents = sorted(runs[0][0])
     if not agents:

@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from arena import __version__
 from arena.evaluate.claims import ClaimsReaderFn, active_reader_name, using_reader
@@ -115,6 +115,12 @@ class Report(BaseModel):
     claims_reader: str = Field("regex (arena/evaluate/claims.py)", description=(
         "the reader that produced every claims figure (claim_truth, good_false_statements, "
         "false_check_exiled, ...): the rule-based regex reader, or a model with its prompt hash"))
+    #: The scored games' records (not serialised): ``arena bench`` pairs entries by deal from them.
+    _records: list[Any] = PrivateAttr(default_factory=list)
+
+    @property
+    def records(self) -> list[Any]:
+        return self._records
 
 
 def _config_card(accumulators: Sequence[Accumulator]) -> ConfigCard | None:
@@ -273,7 +279,7 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
     fork_report = pair_forks(forks, fork_records)
     t4 = time.perf_counter()
     excluded = 0 if fork_acc is None else sum(getattr(fork_acc.avail, k) for k in ("games", "incomplete", "abandoned"))
-    return Report(
+    report = Report(
         sources=sources, skipped=skipped, config=_config_card([acc] if fork_acc is None else [acc, fork_acc]),
         availability=Availability.from_counts(acc.avail), ratings=ratings, openskill=open_skill, pairwise=pairwise,
         copeland=copeland(pairwise, ratings) if pairwise else None, metrics=metrics, balance=balance, forks=fork_report,
@@ -282,6 +288,8 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
                  "bradley_terry": round(t3 - t2, 3), "openskill_pairwise": round(t4 - t3, 3),
                  "total": round(t4 - t0, 3)},
     )
+    report._records = list(acc.records)
+    return report
 
 
 # --- formatting helpers ----------------------------------------------------------------------------
