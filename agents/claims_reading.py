@@ -229,7 +229,9 @@ def talker_rows(preset: str, lang: str, seeds: Iterable[int]) -> list[dict[str, 
 
     rows: list[dict[str, Any]] = []
     for seed in seeds:
-        agents = [make_agent("mock:talker", seat=s, seed=seed) for s in range(1, get_preset(preset).players + 1)]
+        # declare_claims off: the speeches as spoken, without the line of declared claims an LLM seat appends
+        agents = [make_agent("mock:talker", seat=s, seed=seed, declare_claims=False)
+                  for s in range(1, get_preset(preset).players + 1)]
         events: list[Any] = []
         asyncio.run(run_game(GameSetup(preset=preset, seed=seed), agents, lang=lang, on_event=events.append))
         ledger = agents[0].provider.provider.labels  # type: ignore[attr-defined]

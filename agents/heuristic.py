@@ -492,8 +492,10 @@ class HeuristicBot(SyncAgent):
 
     @property
     def prompt_version(self) -> str:
-        """For the transcript header: the speech templates this bot talks and listens with."""
-        return speech_version()
+        """For the transcript header: the bot's judgement and the speech templates it talks and listens
+        with (``heuristic-2 speech:6de90af8``), so a bench entry reads the reference's version from the
+        games it played."""
+        return f"{BOT_VERSION} {speech_version()}"
 
     @property
     def settings(self) -> dict[str, Any]:

@@ -39,6 +39,9 @@ SPELLED_OUT = frozenset({"wolf_knife_vote", "wolf_proposal", "wolf_veto", "wolf_
 #: Speeches a seat may simply let go (R138's interjections and replies, asked after every day speech):
 #: an empty line means "pass" there instead of an error.
 OPTIONAL_SPEECHES = frozenset({"idiot_interject", "interjection_reply"})
+#: The referee's self-destruct offers (R67, before every day speech): answered by the player's standing
+#: choice, never put as a question of their own.
+SELF_DESTRUCT_KINDS = frozenset({"self_destruct", "self_destruct_election"})
 _terminal_lock: asyncio.Lock | None = None
 
 
@@ -78,6 +81,16 @@ def question_text(lang: str, request: DecisionRequest) -> str:
     return template.format(**fields)
 
 
+def own_speech_request(offer: DecisionRequest, seconds: int | None = None) -> DecisionRequest:
+    """The speech that follows a self-destruct offer made right before the seat's own speech, asked in
+    its place (the offer names the speech and its length limit): one question, not two."""
+    context = offer.context
+    kind = "last_words" if context.get("speech") == "last_words" else "speech"
+    return DecisionRequest(id=offer.id, seat=offer.seat, kind=kind, phase=offer.phase, asked_in=offer.asked_in,
+                           legal=Speak(max_chars=int(context.get("max_chars") or 2000), seconds=seconds), default="pass",
+                           context={"speech": context.get("speech")})
+
+
 def _words(values: list[Any]) -> set[str]:
     return {str(v).lower() for v in values}
 
@@ -111,6 +124,13 @@ class HumanAgent:
         self.skip_words = _words(self.t["skip_words"])
         self.yes_words = _words(self.t["yes_words"])
         self.no_words = _words(self.t["no_words"])
+        self.self_destruct_words = _words(self.t["self_destruct_words"])
+        #: The standing self-destruct: offered today (the command works), armed (reveal at the next offer).
+        self._may_self_destruct = False
+        self._armed = False
+        self._hinted_in: str | None = None
+        #: (offer id, text): the speech typed at the offer right before the seat's own speech
+        self._kept_speech: tuple[int, str] | None = None
 
     # ---- the agent interface ---------------------------------------------------------------
     async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
@@ -138,15 +158,28 @@ class HumanAgent:
         with live.paused():  # a live table view must not redraw over the question
             self._events = observation.events
             self._show_news(observation, view)
+            if request.kind in SELF_DESTRUCT_KINDS:
+                return await self._self_destruct_offer(request, view)
+            kept, self._kept_speech = self._kept_speech, None
+            if kept is not None and isinstance(request.legal, Speak) and request.kind in ("speech", "last_words"):
+                return Answer(value=request.check(kept[1]), extras=AnswerExtras(raw_reply=kept[1]))
+            self._may_self_destruct = self._can_self_destruct(observation, view, request)
+            if not self._may_self_destruct:
+                self._armed = False
             forced = self._forced(request)
             if forced is not _NO_FORCED:
-                self._say(self.t["forced"].format(value=self._value_text(forced)), dim=True)
+                self._say(self.t["forced"].format(question=self._question_text(request),
+                                                  value=self._value_text(forced)), dim=True)
                 return Answer(value=forced)
             self._ask(request, view)
             while True:
                 line = await self._read_answer()
                 if line is None:  # Ctrl-C, then "go on": the same question again
                     self._ask(request, view)
+                    continue
+                if line.strip().lower() in self.self_destruct_words:
+                    self._toggle_self_destruct()
+                    self._ask(request, view, again=True)
                     continue
                 try:
                     value = request.check(self.parse(line, request, view))
@@ -155,6 +188,83 @@ class HumanAgent:
                     self._ask(request, view, again=True)
                     continue
                 return Answer(value=value, extras=AnswerExtras(raw_reply=line))
+
+    # ---- the standing self-destruct (R66-R67) ---------------------------------------------------
+    async def _self_destruct_offer(self, request: DecisionRequest, view: SeatView) -> Answer:
+        """The referee offers before every day speech; the player is not asked. Yes if the player armed
+        the self-destruct (the command typed at any prompt today, or now waiting on the terminal);
+        right before the seat's own speech the speech itself is asked, with the command beside it."""
+        self._kept_speech = None
+        self._may_self_destruct = True
+        if self._hinted_in != request.asked_in:
+            self._hinted_in = request.asked_in
+            self._say(self.t["self_destruct_hint"], dim=True)
+        typed = self._typed_line()
+        if typed is not None and typed.strip().lower() in self.self_destruct_words:
+            self._armed = True
+        elif typed is not None:  # an answer typed ahead: the next question's
+            self._pending = asyncio.get_running_loop().create_future()
+            self._pending.set_result(typed + "\n")
+        if self._armed:
+            self._armed = False
+            self._say(self.t["self_destruct_now"], bold=True)
+            return Answer(value=True, extras=AnswerExtras(raw_reply="self-destruct (standing choice)"))
+        if request.context.get("before_speaker") != self.seat:
+            return Answer(value=False, extras=AnswerExtras(note="standing choice: not armed"))
+        speech = own_speech_request(request)
+        self._ask(speech, view, extra=self.t["self_destruct_own_turn"])
+        while True:
+            line = await self._read_answer()
+            if line is None:
+                self._ask(speech, view, extra=self.t["self_destruct_own_turn"])
+                continue
+            if line.strip().lower() in self.self_destruct_words:
+                self._say(self.t["self_destruct_now"], bold=True)
+                return Answer(value=True, extras=AnswerExtras(raw_reply=line))
+            try:
+                text = speech.check(self.parse(line, speech, view))
+            except IllegalAnswer as exc:
+                self._say("✗ " + str(exc), error=True)
+                self._ask(speech, view, again=True, extra=self.t["self_destruct_own_turn"])
+                continue
+            self._kept_speech = (request.id, text)
+            return Answer(value=False, extras=AnswerExtras(raw_reply=line, note="the seat's speech follows"))
+
+    def _can_self_destruct(self, observation: Observation, view: SeatView, request: DecisionRequest) -> bool:
+        """R66-R67: by day, alive, holding a wolf card the rules in force let self-destruct."""
+        from agents.llm_prompts import PromptBuilder
+
+        return (request.asked_in.startswith("D") and self.seat in view.alive
+                and PromptBuilder.may_self_destruct(observation, view))
+
+    def _toggle_self_destruct(self) -> None:
+        if not self._may_self_destruct:
+            self._say(self.t["self_destruct_not_now"], error=True)
+            return
+        self._armed = not self._armed
+        self._say(self.t["self_destruct_armed" if self._armed else "self_destruct_disarmed"], bold=True)
+
+    def _typed_line(self) -> str | None:
+        """A whole line already typed on a terminal, read without waiting (None: nothing typed). Never a
+        blocking read: a read left waiting would keep the program from exiting at the game's end."""
+        pending = self._pending
+        if pending is not None:
+            if not pending.done():
+                return None
+            self._pending = None
+            line = pending.result()
+            return None if line == "" else line.rstrip("\r\n")
+        try:
+            if not self.stdin.isatty():
+                return None
+            import select
+
+            if not select.select([self.stdin], [], [], 0)[0]:
+                return None
+        except (AttributeError, OSError, ValueError):
+            return None
+        line = self.stdin.readline()
+        return None if line == "" else line.rstrip("\r\n")
 
     # ---- what the player is shown ----------------------------------------------------------
     def s(self, seat: int | None) -> str:
@@ -187,7 +297,7 @@ class HumanAgent:
     def _event_line(self, event: Event) -> str | None:
         line = self.narrator.line(event)
         if line is None and event.type in SPELLED_OUT and event.visibility.allows(self.seat):
-            line = "  " + self.text.line(event)
+            line = ("  🐺 " if event.type.startswith("wolf_") else "  ") + self.text.line(event)
         return line
 
     def _show_news(self, observation: Observation, view: SeatView) -> None:
@@ -243,7 +353,19 @@ class HumanAgent:
         state = PromptBuilder(self.lang, self.seat).state_lines(view, getattr(self, "_events", ()))
         checks_prefix = PromptBuilder(self.lang, self.seat).book.decisions["state"]["checks"].split("{")[0]
         lines += [ln for ln in state if not (view.seer_results and ln.startswith(checks_prefix))]
+        if view.sheriff is None:  # no sheriff today: the order line says nothing of one
+            lines = [self._without_sheriff_clause(ln) for ln in lines]
         return "\n".join(lines)
+
+    def _without_sheriff_clause(self, line: str) -> str:
+        from agents.llm_prompts import prompt_book
+
+        state = prompt_book(self.lang).decisions["state"]
+        for key in ("speaking_order", "speaking_order_alive"):
+            head, _, tail = state[key].partition("{order}")
+            if line.startswith(head) and line.endswith(tail):
+                return head + line[len(head):len(line) - len(tail)] + self.t["order_end"][key]
+        return line
 
     def _question_text(self, request: DecisionRequest) -> str:
         return question_text(self.lang, request)
@@ -252,6 +374,8 @@ class HumanAgent:
         legal = request.legal
         if isinstance(legal, ChooseSeat):
             text = self.t["choices_seat"].format(options=self.sep.join(str(o) for o in legal.options))
+            if request.kind == "wolf_kill":  # the final show: the teammates' proposals are above
+                text = self.t["knife_rule"] + "\n" + text
             if legal.allow_none:
                 meaning = self.t["skip_meaning"].get(request.kind) or self.t["skip_meaning"]["other"]
                 text += "\n" + self.t["choices_skip"].format(meaning=meaning)
@@ -278,7 +402,7 @@ class HumanAgent:
                                                   options=self.sep.join(str(s) for s in starts))
         return ""
 
-    def _ask(self, request: DecisionRequest, view: SeatView, *, again: bool = False) -> None:
+    def _ask(self, request: DecisionRequest, view: SeatView, *, again: bool = False, extra: str = "") -> None:
         if not again:
             self._say("")
             self._say(self._status(view), dim=True)
@@ -286,6 +410,8 @@ class HumanAgent:
         phase_text = self.v["night" if phase.startswith("N") else "day"].format(n=phase[1:])
         self._say(self.t["question"].format(phase=phase_text, text=self._question_text(request)), bold=True)
         self._say("   " + self._choices_text(request).replace("\n", "\n   "))
+        if extra:
+            self._say(extra)
         self._say(self.t["prompt"], end="")
 
     def _value_text(self, value: Any) -> str:

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.base import timed
 from agents.llm_answer import (
+    DESTRUCT_BEFORE_KEY,
     AnswerFormatError,
     ReadAnswer,
     answer_schema,
@@ -46,10 +47,12 @@ from agents.llm_answer import (
     clean_beliefs,
     read_answer,
     read_beliefs,
+    read_claims,
     read_self_destruct,
+    read_summary,
 )
 from agents.llm_prompts import LANGS, PROMPTS_DIR, LastBeliefs, PromptBuilder, latest_proposal
-from agents.providers.base import ChatMessage, GenerateOptions, Usage
+from agents.providers.base import AnswerSchema, ChatMessage, GenerateOptions, Usage
 from agents.providers.secrets import FORBIDDEN_OPTIONS, redact, redact_known
 from agents.providers.wrapper import ManagedProvider
 from arena.actions import (
@@ -81,12 +84,14 @@ class LLMAgentOptions(BaseModel):
 
     lang: Literal["en", "zh"] | None = Field(default=None, description="None: the observation's language")
     memory: Literal["full", "summary"] = "full"
-    summary_window: int = Field(default=1, ge=1, description=(
-        "phases kept verbatim under summary memory (1: the current one; the phase before keeps no speech "
-        "under summary memory, so it reads as well, in fewer tokens, as a digest line)"))
-    summary_speech_chars: int | None = Field(default=None, ge=20, description=(
-        "summary memory: speeches in the phases kept are cut to this (None: the template's "
-        "summary_speech_chars, 200 in English, 100 in Chinese)"))
+    summary_max_chars: int = Field(default=1200, ge=100, description=(
+        "summary memory: the length asked of the seat's own summary of each day, written at its end"))
+    claims_line: Literal["off", "reader"] = Field(default="off", description=(
+        "off: no claims line in the prompt; reader: the automatic reading of the speeches "
+        "(arena.evaluate.claims), labelled as such, each item with its day"))
+    declare_claims: bool = Field(default=True, description=(
+        "a speech answer lists the public claims it makes (\"claims\"); they are appended to the speech, "
+        "in the table's words, so every listener reads them exactly (#25 item 4)"))
     max_repairs: int = Field(default=2, ge=0, description="re-asks after an unusable answer")
     self_destruct: Literal["own_turn", "always", "never"] = "own_turn"
     beliefs: Literal["off", "votes", "day_end", "every_speech"] = Field(default="votes", description=(
@@ -174,6 +179,11 @@ class LLMAgent:
         self.usage = Usage()
         self.reached = False  # has the endpoint ever answered this seat?
         self._kept: KeptSpeech | None = None  # the speech given with the last self-destruct answer
+        self._summary_calls: list[tuple[int, _Asked]] = []
+        self._lang = "en"  # the language of the game being played (for sizing max_tokens)
+        #: A wolf's standing instruction (#25 item 7): (day phase, the seat before whose speech it
+        #: self-destructs, or None), from its latest day answer; answers the offers before others' speeches.
+        self._destruct_before: tuple[str, int | None] | None = None  # day summaries asked since the last decision
 
     @property
     def belief_mode(self) -> str:
@@ -209,16 +219,22 @@ class LLMAgent:
     def builder(self, lang: str) -> PromptBuilder:
         if lang not in self._builders:
             self._builders[lang] = PromptBuilder(lang, self.seat, memory=self.options.memory,
-                                                 window=self.options.summary_window,
-                                                 speech_chars=self.options.summary_speech_chars,
-                                                 self_destruct=self.options.self_destruct)
+                                                 self_destruct=self.options.self_destruct,
+                                                 claims_line=self.options.claims_line,
+                                                 declare_claims=self.options.declare_claims)
         return self._builders[lang]
 
     # ---- decisions that need no model -----------------------------------------------------
     def _skip(self, observation: Observation, request: DecisionRequest) -> Answer | None:
         if request.kind in SELF_DESTRUCT_KINDS:
             policy = self.options.self_destruct
-            own_turn = (request.context or {}).get("before_speaker") == self.seat
+            before = (request.context or {}).get("before_speaker")
+            own_turn = before == self.seat
+            standing = self._destruct_before
+            if policy == "own_turn" and not own_turn and standing is not None and standing == (request.phase, before):
+                return Answer(value=True, extras=AnswerExtras(note=(
+                    f"self_destruct={policy}: the seat's standing instruction (its latest day answer) names "
+                    f"#{before}: self-destructs without a model call")))
             if policy == "never" or (policy == "own_turn" and not own_turn):
                 return Answer(value=False, extras=AnswerExtras(
                     note=f"self_destruct={policy}: answered without a model call"))
@@ -276,6 +292,7 @@ class LLMAgent:
         if skipped is not None:
             return skipped
         self._tell_stand_in(observation, request)
+        await self._summarize_days(observation)
         ctx = request.context or {}
         if (request.kind in SELF_DESTRUCT_KINDS and ctx.get("before_speaker") == self.seat
                 and ctx.get("speech") and ctx.get("max_chars")):  # the offer says which speech comes next
@@ -298,14 +315,19 @@ class LLMAgent:
 
         built = builder.build(observation, request, notes=self.notes,
                               beliefs=self.options.beliefs == "votes", speech_chars=speech_chars)
+        destruct_before = self._destruct_seats(builder, observation, request)
         schema = answer_schema(request, belief_seats=built.belief_seats,
                                reasoning_chars=self.options.reasoning_max_chars,
-                               notes_chars=self.options.notes_max_chars, speech_chars=speech_chars)
+                               notes_chars=self.options.notes_max_chars, speech_chars=speech_chars,
+                               claims=self.options.declare_claims, destruct_before=destruct_before)
         legal_type = getattr(request.legal, "type", None)
 
         def parse(reply: Any) -> tuple[ReadAnswer, Any]:
             read = read_answer(reply.text, reply.parsed, legal_type)
-            return read, request.check(read.action)
+            value = request.check(read.action)
+            if legal_type == "text":
+                value = self._declared(builder, request, read, value, observation.players)
+            return read, value
 
         asked = await self._ask(built.messages, schema, parse, lambda error: builder.repair(error, built.legal_text))
         extras = self._extras(asked, built.memory)
@@ -313,6 +335,7 @@ class LLMAgent:
             return self._fallback(request, asked, extras)
         read, value = asked.value
         self._keep_notes(read)
+        self._keep_destruct_before(request, read, destruct_before)
         beliefs = clean_beliefs(read.beliefs_raw, built.belief_seats) if built.belief_seats else None
         self._remember_beliefs(observation, request, beliefs)
         return Answer(value=value, reasoning=read.reasoning, notes=read.notes, beliefs=beliefs, extras=extras)
@@ -334,14 +357,14 @@ class LLMAgent:
                               self_destruct_kind=str(request.kind))
         schema = answer_schema(speech, reasoning_chars=self.options.reasoning_max_chars,
                                notes_chars=self.options.notes_max_chars, speech_chars=speech_chars,
-                               self_destruct=True)
+                               self_destruct=True, claims=self.options.declare_claims)
 
         def parse(reply: Any) -> tuple[ReadAnswer, bool, str | None]:
             read = read_answer(reply.text, reply.parsed, "text")
             destruct = request.check(read_self_destruct(read))
             # The answer is judged whole: a bad speech is re-asked even beside a self-destruct (which
             # then gives none), as any bad part of an answer is.
-            text = speech.check(read.action)
+            text = self._declared(builder, speech, read, speech.check(read.action), observation.players)
             return (read, True, None) if destruct else (read, False, text)
 
         asked = await self._ask(built.messages, schema, parse, lambda error: builder.repair(error, built.legal_text))
@@ -362,13 +385,89 @@ class LLMAgent:
                          "speech_kept": not destruct}
         return Answer(value=destruct, reasoning=read.reasoning, notes=read.notes, extras=extras)
 
+    async def _summarize_days(self, observation: Observation) -> None:
+        """Summary memory: at this seat's first call after a day has ended, its model writes its own
+        summary of that day with the whole day in view; the summary is kept (appended, never rewritten)
+        and replaces that day's other speeches in later prompts (agents.llm_prompts.render_history)."""
+        if self.options.memory != "summary" or not observation.events:
+            return
+        lang = self.options.lang or observation.lang or "en"
+        builder = self.builder(lang)
+        phase = observation.events[-1].phase
+        ended = sorted({int(e.phase[1:]) for e in observation.events
+                        if e.phase.startswith("D") and e.phase[1:].isdigit() and e.phase != phase})
+        for day in ended:
+            if day in builder.summaries:
+                continue
+            chars = self.options.summary_max_chars
+            built = builder.build_day_summary(observation, day, chars)
+            schema = AnswerSchema(name="day_summary", json_schema={
+                "type": "object", "properties": {"summary": {"type": "string", "maxLength": chars,
+                                                             "description": "your own summary of the day"}},
+                "required": ["summary"], "additionalProperties": False})
+
+            def parse(reply: Any) -> str:
+                return read_summary(reply.text, reply.parsed, chars)
+
+            asked = await self._ask(built.messages, schema, parse, lambda error: builder.repair(error, ""))
+            builder.summaries[day] = str(asked.value) if asked.ok else ""  # a failed summary is not re-asked
+            self._summary_calls.append((day, asked))
+
+    def generation(self, schema: Any) -> GenerateOptions:
+        """The call's generation options. ``max_tokens`` left unset is sized to the answer asked (#25
+        item 8): the schema's string limits in tokens (about 4 characters a token in English, one a
+        character in Chinese), the JSON around them, and for a reasoning model the reasoning it spends
+        inside the same limit (OpenAI counts reasoning tokens in max_output_tokens)."""
+        if "max_tokens" in self.generate.model_fields_set:
+            return self.generate
+        return self.generate.model_copy(update={"max_tokens": answer_tokens(
+            schema, zh=(self.options.lang or self._lang) == "zh",
+            reasoning=self.generate.reasoning_effort not in (None, "none"))})
+
     def _tell_stand_in(self, observation: Observation, request: DecisionRequest) -> None:
         """``mock:talker``'s side channel: the seat's own observation before its call, the facts a real
         model reads in its prompt (the stand-in never reads the prompt, so a game plays the same
         under every memory strategy)."""
+        self._lang = self.options.lang or observation.lang or "en"
         observe = getattr(self.provider.provider, "observe", None)
         if observe is not None:
             observe(observation, request, self.options.lang or observation.lang or "en")
+
+    def _destruct_seats(self, builder: PromptBuilder, observation: Observation, request: DecisionRequest) -> list[int] | None:
+        """The seats a wolf may name in its standing self-destruct instruction: on a day decision, under
+        the own_turn policy, when its card may self-destruct; the living others (None: no field)."""
+        if (self.options.self_destruct != "own_turn" or not str(request.phase).startswith("D")
+                or request.kind in SELF_DESTRUCT_KINDS):
+            return None
+        view = observation.view()
+        if not builder.may_self_destruct(observation, view) or self.seat not in view.alive:
+            return None
+        return sorted(s for s in view.alive if s != self.seat) or None
+
+    def _keep_destruct_before(self, request: DecisionRequest, read: ReadAnswer, seats: list[int] | None) -> None:
+        if seats is None:
+            return
+        named = (read.payload or {}).get(DESTRUCT_BEFORE_KEY)
+        legal = isinstance(named, int) and not isinstance(named, bool) and named in seats
+        self._destruct_before = (str(request.phase), named if legal else None)
+
+    def _declared(self, builder: PromptBuilder, request: DecisionRequest, read: ReadAnswer, text: Any,
+                  players: int) -> Any:
+        """The speech with the claims its answer declares appended (a public statement, in the table's
+        words), when the seat declares claims and the line fits the legal length; else the speech."""
+        if not self.options.declare_claims or not isinstance(text, str):
+            return text
+        claims = read_claims(read.payload, players)
+        if not claims:
+            return text
+        declared = text.rstrip() + "\n" + builder.declaration(claims)
+        limit = getattr(request.legal, "max_chars", None)
+        if limit and len(declared) > limit:
+            return text  # the speech is the seat's; a declaration that does not fit is left out
+        try:
+            return request.check(declared)
+        except IllegalAnswer:
+            return text
 
     def _keep_notes(self, read: ReadAnswer) -> None:
         if read.notes:
@@ -395,7 +494,8 @@ class LLMAgent:
             if attempt and time.monotonic() >= deadline:
                 asked.error = f"decision deadline of {self.provider.policy.decision_deadline:g}s passed ({asked.error})"
                 break
-            result = await self.provider.call(asked.messages, schema=schema, options=self.generate, deadline=deadline)
+            result = await self.provider.call(asked.messages, schema=schema, options=self.generation(schema),
+                                              deadline=deadline)
             record.calls += 1
             record.retries += max(len(result.tries) - 1, 0)
             record.transport_errors += [t.error for t in result.tries if t.error]
@@ -418,7 +518,7 @@ class LLMAgent:
                 value = parse(reply)
             except (AnswerFormatError, IllegalAnswer, RecursionError) as exc:
                 asked.error = redact(_why_unusable(reply, str(exc)))
-                asked.attempts.append(AnswerAttempt(raw=raw, error=asked.error))
+                asked.attempts.append(AnswerAttempt(raw=raw, error=asked.error, truncated=reply.truncated))
                 asked.messages = asked.messages + [ChatMessage.of("assistant", raw or "(empty reply)"),
                                                    ChatMessage.of("user", repair(asked.error))]
                 continue
@@ -445,6 +545,17 @@ class LLMAgent:
 
     def _extras(self, asked: "_Asked", memory: dict[str, Any]) -> AnswerExtras:
         record, usage, messages = asked.record, asked.usage, asked.messages
+        if self._summary_calls:  # the day summaries asked before this decision are billed with it
+            memory = {**memory, "day_summaries": {}}
+            for day, written in self._summary_calls:
+                record.calls += written.record.calls
+                record.retries += written.record.retries
+                record.transport_errors += written.record.transport_errors
+                usage.add(written.usage)
+                record.cost_usd = (None if record.cost_usd is None or written.record.cost_usd is None
+                                   else round(record.cost_usd + written.record.cost_usd, 8))
+                memory["day_summaries"][str(day)] = written.value if written.ok else {"error": written.error}
+            self._summary_calls = []
         self.calls += record.calls
         self.usage.add(usage)
         if self.options.record_prompt == "full":
@@ -513,6 +624,34 @@ class KeptSpeech:
                 "(its prompt, reply, reasoning and usage are recorded there)")
         return Answer(value=value, extras=AnswerExtras(note=note, memory={"given_with": self.request_id,
                                                                          "note": note}))
+
+
+#: Tokens a reasoning model may spend thinking inside the same output limit (OpenAI's Responses API).
+REASONING_TOKENS = 8192
+
+
+def answer_tokens(schema: Any, *, zh: bool, reasoning: bool = False) -> int:
+    """An output limit that holds the longest answer ``schema`` allows: each string field's maxLength
+    in tokens (a character is about a token in Chinese, a quarter of one in English), 16 tokens a
+    field and 32 an array item for the JSON, plus :data:`REASONING_TOKENS` for a reasoning model."""
+    per_char = 1.0 if zh else 0.3
+
+    def size(node: Any) -> float:
+        if not isinstance(node, dict):
+            return 0.0
+        if "anyOf" in node:
+            return max((size(n) for n in node["anyOf"]), default=0.0)
+        kind = node.get("type")
+        if kind == "string":
+            return node.get("maxLength", 40) * per_char + 16
+        if kind == "array":
+            return 8 + int(node.get("maxItems", 4)) * (size(node.get("items")) + 4)
+        if kind == "object":
+            return 8 + sum(size(v) + 8 for v in (node.get("properties") or {}).values())
+        return 8.0
+
+    body = size(getattr(schema, "json_schema", schema))
+    return max(int(body * 1.1) + (REASONING_TOKENS if reasoning else 0), 256)
 
 
 def _why_unusable(reply: Any, error: str) -> str:

@@ -20,6 +20,24 @@ BELIEF_KINDS = frozenset({"vote", "pk_vote"})
 SPEECH_TYPES = frozenset({"text"})
 #: The key of a speech answer that also says whether the wolf self-destructs before it (agents.llm).
 SELF_DESTRUCT_KEY = "self_destruct"
+#: The key of a speech answer that lists the public claims the speech makes (#25 item 4): shown to
+#: every player with the speech, so the claims of model seats need no parsing.
+CLAIMS_KEY = "claims"
+#: A wolf's standing instruction in any day answer: the seat before whose speech it self-destructs today.
+DESTRUCT_BEFORE_KEY = "self_destruct_before"
+CLAIM_KINDS = ("role", "check", "save", "guard", "badge_flow")
+_NULLABLE_INT = {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+CLAIMS_SCHEMA: dict[str, Any] = {
+    "type": "array", "maxItems": 8,
+    "description": ("the public claims your speech makes, each as said (a role you claim, a check you announce "
+                    "with its night, a save, a guard, a badge flow), or []; shown to everyone with your speech"),
+    "items": {"type": "object", "additionalProperties": False,
+              "required": ["kind", "role", "seat", "result", "night", "then"],
+              "properties": {"kind": {"type": "string", "enum": list(CLAIM_KINDS)},
+                             "role": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                             "seat": _NULLABLE_INT,
+                             "result": {"anyOf": [{"type": "string", "enum": ["good", "wolf"]}, {"type": "null"}]},
+                             "night": _NULLABLE_INT, "then": _NULLABLE_INT}}}
 ALIASES = ("choice", "target", "seat", "vote", "answer", "value", "speech", "decision")
 
 
@@ -64,7 +82,8 @@ def action_schema(legal: Any) -> dict[str, Any]:
 
 def answer_schema(request: Any, *, belief_seats: list[int] | None = None, name: str = "answer",
                   reasoning_chars: int = 1500, notes_chars: int = 600, speech_chars: int | None = None,
-                  self_destruct: bool = False) -> AnswerSchema:
+                  self_destruct: bool = False, claims: bool = False,
+                  destruct_before: list[int] | None = None) -> AnswerSchema:
     """``*_chars`` become ``maxLength`` hints: grammar-constrained local servers then always close
     their strings (a small model otherwise rambles until it runs out of tokens). ``self_destruct``:
     a wolf's own speech asked together with whether it self-destructs first (a boolean before the
@@ -84,6 +103,11 @@ def answer_schema(request: Any, *, belief_seats: list[int] | None = None, name: 
         "notes": {"type": "string", "maxLength": notes_chars,
                   "description": "a short private memo for your later decisions"},
     })
+    if destruct_before is not None:  # a wolf's standing instruction (#25 item 7), see agents.llm
+        props[DESTRUCT_BEFORE_KEY] = {"anyOf": [{"type": "integer", "enum": list(destruct_before)}, {"type": "null"}],
+                                      "description": "self-destruct right before this seat's speech today, or null"}
+    if claims and action.get("type") == "string":
+        props[CLAIMS_KEY] = CLAIMS_SCHEMA
     if belief_seats:
         props["beliefs"] = {
             "type": "object",
@@ -94,6 +118,44 @@ def answer_schema(request: Any, *, belief_seats: list[int] | None = None, name: 
         }
     return AnswerSchema(name=name, json_schema={"type": "object", "properties": props,
                                                 "required": list(props), "additionalProperties": False})
+
+
+def read_claims(payload: dict[str, Any] | None, players: int) -> list[dict[str, Any]]:
+    """The declared claims of a speech answer that make sense (a known kind, seats on the board, a role
+    for a role claim, a seat for the rest); the others are left out, never guessed at."""
+    items = (payload or {}).get(CLAIMS_KEY)
+    out: list[dict[str, Any]] = []
+
+    def seat(value: Any) -> int | None:
+        return value if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= players else None
+
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or item.get("kind") not in CLAIM_KINDS:
+            continue
+        claim = {"kind": item["kind"], "role": item.get("role") if isinstance(item.get("role"), str) else None,
+                 "seat": seat(item.get("seat")),
+                 "result": item.get("result") if item.get("result") in ("good", "wolf") else None,
+                 "night": item.get("night") if isinstance(item.get("night"), int) and 0 < item["night"] < 100 else None,
+                 "then": seat(item.get("then"))}
+        if (claim["kind"] == "role") != bool(claim["role"]) or (claim["kind"] != "role" and claim["seat"] is None):
+            continue
+        if claim not in out:
+            out.append(claim)
+    return out[:8]
+
+
+def read_summary(text: str, parsed: dict[str, Any] | None, max_chars: int) -> str:
+    """A day summary's text: the ``summary`` field of the JSON answer, or the reply's prose."""
+    value = (parsed or {}).get("summary") if parsed else None
+    if value is None:
+        try:
+            obj = json.loads(text)
+            value = obj.get("summary") if isinstance(obj, dict) else None
+        except ValueError:
+            value = text
+    if not isinstance(value, str) or not value.strip():
+        raise AnswerFormatError('write your summary as a non-empty string in "summary"')
+    return value.strip()[:max_chars]
 
 
 def belief_schema(seats: list[int], name: str = "beliefs") -> AnswerSchema:

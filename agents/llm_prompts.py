@@ -14,13 +14,15 @@ prompt but for its last part (unless the seat's card has changed), and with the 
 Memory strategies:
 
 ``full``     every visible event, verbatim.
-``summary``  phases older than the last ``window`` phases are folded into a digest (ballots and
-             speaking orders dropped, speeches cut short); a digest never changes once written,
-             so the prefix stays cacheable and the prompt grows by a bounded amount per day.
+``summary``  every referee line verbatim too (the facts are cheap); today's speeches (at night, the
+             day just ended's) whole; of earlier days the seat's own speeches and the last words whole,
+             the other speeches folded into the summary the seat's own model wrote at the end of that
+             day (:meth:`PromptBuilder.build_day_summary`), kept for the rest of the game. Nothing is
+             cut to a length; the recall audit (benchmarks/recall_audit.py) checks it.
 
 Other players' speeches are untrusted data: each is quoted on one line, inside
-``<speech seat=N>…</speech>`` (full memory) or ``#N: «…»`` (summary memory, ``N号：「…」`` in
-Chinese: fewer tokens), with angle brackets and those quote marks, line breaks and the referee's mark
+``<speech seat=N>…</speech>`` (or ``#N: «…»``, ``N号：「…」`` in Chinese, in the short belief-update
+prompt), with angle brackets and those quote marks, line breaks and the referee's mark
 neutralised, so no text a player says can close the quote or start a line in the referee's voice.
 """
 
@@ -43,6 +45,8 @@ from arena.untrusted import one_line
 
 PROMPTS_DIR = data_dir("prompts")
 LANGS = ("en", "zh")
+#: Context fields that name a seat: None there is "nobody" in words, never "None".
+SEAT_FIELDS = frozenset({"current", "victim", "before_speaker", "target", "seat"})
 SKIPPED_EVENTS = frozenset({"night_step", "thought", "player_died", "phase_started"})
 #: Angle brackets and their look-alikes (fullwidth, small form, CJK, mathematical): a model reads
 #: ``＜/speech＞`` as the tag it resembles.
@@ -146,106 +150,14 @@ class EventRenderer:
         body = self._body(e)
         return None if body is None else f"{self.b.mark} {body}"
 
-    def phase_lines(self, events: Sequence[Any], speech_limit: int) -> list[str]:
-        """Summary memory's kept phase: each event on its line (speeches cut to ``speech_limit``),
-        but the ballots of one vote on one line (``ballots``: who voted for whom, grouped by target),
-        the same facts as one line per ballot in fewer tokens."""
-        out: list[str] = []
-        skip = set(self.t.get("kept_skip", ()))
-        events = self._digest_events(events)  # "Died: #8" right after "#8 is exiled" says nothing new
-        i = 0
-        while i < len(events):
-            e = events[i]
-            if e.type in skip or e.type == "speech" and speech_limit <= 0:
-                i += 1
-                continue
-            if e.type == "ballot_cast" and "ballots" in self.t["events"]:
-                j = i
-                while (j < len(events) and events[j].type == "ballot_cast" and events[j].ballot == e.ballot
-                       and events[j].round == e.round):
-                    j += 1
-                out.append(self.ballots_line(events[i:j]))
-                i = j
-                continue
-            ln = self.line(e, speech_limit=speech_limit)
-            if ln:
-                out.append(ln)
-            i += 1
-        return out
-
-    def ballots_line(self, ballots: Sequence[Any]) -> str:
-        w = self.t["events"]  # the words of event lines
-        groups: dict[int | None, list[str]] = {}
-        for b in ballots:
-            voter = self.s(b.voter)
-            if b.weight != 1:
-                voter += fmt(w["ballots_weight"], weight=f"{b.weight:g}")
-            groups.setdefault(b.target, []).append(voter)
-        parts = [fmt(w["ballots_group"], voters=self.sep.join(v), target=self.s(t))
-                 for t, v in sorted(((t, v) for t, v in groups.items() if t is not None), key=lambda tv: tv[0])]
-        if None in groups:
-            parts.append(fmt(w["ballots_abstain"], voters=self.sep.join(groups[None])))
-        name = self.t.get("ballot_names", {}).get(ballots[0].ballot, ballots[0].ballot)
-        return f"{self.b.mark} " + fmt(w["ballots"], ballot=name, groups=w.get("ballots_sep", "; ").join(parts))
-
-    def phase_line(self, phase: str, events: Sequence[Any]) -> str | None:
-        """One phase folded into one line of referee facts (no speech, ballot or speaking order)."""
-        skip = set(self.t.get("digest_skip", ()))
-        facts = [b for b in (self._body(e) for e in self._digest_events(events)
-                             if e.type not in SKIPPED_EVENTS and e.type not in skip and e.type != "speech") if b]
-        if not facts:
+    def declared_items(self, text: str) -> str | None:
+        """The items of the claims a speech declares (its last line, :meth:`PromptBuilder.declaration`)."""
+        line = str(self.b.decisions.get("declared", {}).get("line", ""))
+        head, _, tail = line.partition("{items}")
+        at = text.rfind("\n" + head)
+        if not head or at < 0 or not text.endswith(tail):
             return None
-        text = self.t.get("digest_sep", " ").join(facts)  # Chinese sentences end in 。 and need no space
-        limit = int(self.t.get("digest_line_chars", 480))
-        if len(text) > limit:
-            text = text[:limit].rstrip() + self.t.get("digest_cut", "…")
-        return fmt(self.t.get("digest_line", "{mark} {phase}: {facts}"), mark=self.b.mark,
-                   phase=self.phase_name(phase), facts=text)
-
-    def outcomes_line(self, blocks: Sequence[tuple[str, Sequence[Any]]]) -> str | None:
-        """Older phases folded into one line of outcomes: the facts of each phase but those in
-        ``outcome_skip`` (besides ``digest_skip``) and the "nothing happened" ones (a peaceful night,
-        an empty knife, nobody exiled), each phase by its short name."""
-        skip = set(self.t.get("digest_skip", ())) | set(self.t.get("outcome_skip", ()))
-        words = self.t.get("outcome_words") or None  # shorter words for settled facts
-        phases: list[str] = []
-        for phase, events in blocks:
-            kept = self._digest_events(events)
-            # a self-destructed seat's reveal says what its outcome words already say ("#2 (wolf) self-destructs")
-            kept = [e for i, e in enumerate(kept) if not (
-                words and "self_destructed" in words and e.type == "role_revealed" and i
-                and kept[i - 1].type == "self_destructed" and kept[i - 1].seat == e.seat)]
-            facts = [b for b in (self._body(e, words) for e in kept
-                                 if e.type not in SKIPPED_EVENTS and e.type not in skip and e.type != "speech"
-                                 and not _nothing_happened(e)) if b]
-            sep = self.t.get("digest_sep", " ")
-            if facts:
-                phases.append(fmt(self.t.get("outcome_phase", "{phase} {facts}"), phase=self.phase_name(phase),
-                                  facts=sep.join(facts)))
-        if not phases:
-            return None
-        return fmt(self.t.get("outcomes_line", "{mark} {phase}: {facts}"), mark=self.b.mark,
-                   phase=self.phase_name(blocks[-1][0]), facts=self.t.get("digest_sep", " ").join(phases))
-
-    @staticmethod
-    def _digest_events(events: Sequence[Any]) -> list[Any]:
-        """A phase's events for its digest line, without a death announcement that only repeats
-        deaths the line already states (the exiled, a self-destructed wolf, the hunter's target)."""
-        dead: set[int] = set()
-        kept: list[Any] = []
-        for e in events:
-            if e.type == "deaths_announced" and e.seats and set(e.seats) <= dead:
-                continue
-            if e.type == "exile_result" and e.seat is not None:
-                dead.add(e.seat)
-            elif e.type == "self_destructed":
-                dead.add(e.seat)
-            elif e.type == "hunter_shot":
-                dead.add(e.target)
-            elif e.type == "idiot_revealed":
-                dead.discard(e.seat)
-            kept.append(e)
-        return kept
+        return text[at + 1 + len(head): len(text) - len(tail)] or None
 
     def phase_name(self, phase: str) -> str:
         return fmt(self.t.get("digest_phase_night" if phase.startswith("N") else "digest_phase_day", "{p}"),
@@ -284,6 +196,8 @@ class EventRenderer:
             case ev.WolfTeamMessage():
                 return fmt(w["wolf_team_message"], seat=s(e.seat), text=quote_speech(e.text, self.b.mark))
             case ev.WitchTold():
+                if e.victims and len(e.victims) > 1 and "witch_told_many" in w:
+                    return fmt(w["witch_told_many"], victims=seats(e.victims))
                 return fmt(w["witch_told"], victim=s(e.victim)) if e.victim is not None else w["witch_told_none"]
             case ev.WitchSaved() | ev.WitchPoisoned():
                 return fmt(w[e.type], target=s(e.target))
@@ -387,19 +301,6 @@ def latest_proposal(events: Sequence[Any], seat: int, phase: str) -> tuple[int |
     return None
 
 
-def _nothing_happened(e: Any) -> bool:
-    """An event whose line says that nothing happened (a peaceful night, an empty knife, no exile,
-    no sheriff): left out of summary memory's outcomes line."""
-    match e.type:
-        case "deaths_announced" | "sheriff_candidates":
-            return not e.seats
-        case "wolf_knife":
-            return e.target is None
-        case "exile_result" | "sheriff_elected":
-            return e.seat is None
-    return False
-
-
 def phase_blocks(events: Sequence[Any]) -> list[tuple[str, list[Any]]]:
     """Consecutive events grouped by their phase, in log order."""
     blocks: list[tuple[str, list[Any]]] = []
@@ -415,66 +316,53 @@ def phase_blocks(events: Sequence[Any]) -> list[tuple[str, list[Any]]]:
 class History:
     parts: list[str]
     record: dict[str, Any] = field(default_factory=dict)
-    digest: bool = False  # the first part is summary memory's digest of older phases
 
 
-def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: str, window: int,
-                   speech_chars: int | None = None) -> History:
-    """``full``: every phase verbatim. ``summary``: the last ``window`` phases verbatim but for
-    speeches cut to ``speech_chars`` (the last phase) or ``digest_speech_chars`` (the others); every
-    older phase folded into one line of referee facts (speeches, ballots and speaking orders left
-    out, the line cut to ``digest_line_chars``). A folded line never changes once written, so the
-    prompt grows by one short line a phase whatever the length of the game."""
+def folded_before(phase: str) -> int:
+    """Summary memory: the first day whose speeches a prompt in ``phase`` shows whole (today's; at
+    night, the day just ended). Speeches of earlier days are folded into the seat's own summaries."""
+    n = int(phase[1:]) if phase[1:].isdigit() else 1
+    return n if phase.startswith("D") else n - 1
+
+
+def render_history(renderer: EventRenderer, events: Sequence[Any], *, strategy: str,
+                   summaries: dict[int, str] | None = None, whole_from: int | None = None) -> History:
+    """``full``: every phase verbatim. ``summary``: every referee line of every phase verbatim too
+    (ballots, candidates, knives, peaceful nights, checks: the facts cost few tokens), and every
+    speech of today and, at night, of the day just ended, whole; of earlier days the seat's own
+    speeches and all last words stay whole, the others are folded into the summary the seat wrote of
+    that day with the whole day in view (``summaries``, day -> text), never cut to a length.
+    ``whole_from``: the first day shown whole (default :func:`folded_before` of the last phase)."""
     blocks = phase_blocks(events)
     parts: list[str] = []
-    digest_phases: list[str] = []
-    has_digest = False  # the first part is the digest
+    folded: list[str] = []
+    summaries = summaries or {}
+    first_whole = folded_before(blocks[-1][0]) if whole_from is None and blocks else (whole_from or 0)
+    for phase, evs in blocks:
+        day = int(phase[1:]) if phase[1:].isdigit() else 0
+        fold = strategy == "summary" and phase.startswith("D") and day < first_whole
+        lines = []
+        for e in evs:
+            if fold and e.type == "speech" and e.kind != "last_words" and e.seat != renderer.seat:
+                items = renderer.declared_items(e.text)  # a declaration is a public statement: it stays
+                if items:
+                    kind = renderer.t.get("speech_kinds", {}).get(e.kind, e.kind)
+                    lines.append(fmt(renderer.t["declared_folded"], n=e.seat, kind=kind,
+                                     items=quote_speech(items, renderer.b.mark)))
+                continue
+            ln = renderer.line(e)
+            if ln:
+                lines.append(ln)
+        if fold:
+            folded.append(phase)
+            if summaries.get(day):
+                lines.append(fmt(renderer.t["own_summary"], mark=renderer.b.mark, day=day, text=quote_speech(summaries[day], renderer.b.mark)))
+        if lines:
+            parts.append("\n".join([renderer.phase_header(phase), *lines]) + "\n")
+    record: dict[str, Any] = {"strategy": strategy, "events": len(events), "phases": len(blocks)}
     if strategy == "summary":
-        t = renderer.t
-        old, recent = (blocks[: len(blocks) - window], blocks[len(blocks) - window:]) if len(blocks) > window \
-            else ([], blocks)
-        if old:
-            digest_lines = [title] if (title := t.get("summary_title", "")) else []
-            # Days before the last `digest_days` are folded further, into one line of outcomes (deaths,
-            # exiles, the badge...), which the number of players bounds however long the game.
-            days = int(t.get("digest_days", 0))
-            last_day = int(blocks[-1][0][1:])
-            oldest = [(p, evs) for p, evs in old if days and int(p[1:]) <= last_day - days]
-            if oldest:
-                line = renderer.outcomes_line(oldest)
-                if line:
-                    digest_lines.append(line)
-            for phase, evs in old:
-                digest_phases.append(phase)
-                if days and int(phase[1:]) <= last_day - days:
-                    continue
-                line = renderer.phase_line(phase, evs)
-                if line:
-                    digest_lines.append(line)
-            if digest_lines:  # else nothing to tell from the older phases (say, a quiet first night)
-                parts.append("\n".join(digest_lines) + "\n")
-                has_digest = True
-        limit = speech_chars or int(t.get("summary_speech_chars", 200))
-        earlier = int(t.get("digest_speech_chars", limit))  # 0: the phase before keeps no speech
-        budget = int(t.get("summary_phase_speech_chars", 0))  # a day of many speeches cuts each shorter
-        for i, (phase, evs) in enumerate(recent):
-            cut = limit if i == len(recent) - 1 else min(earlier, limit)
-            speeches = sum(1 for e in evs if e.type == "speech")
-            if budget and speeches and cut > 0:
-                cut = min(cut, max(budget // speeches, 40))
-            lines = renderer.phase_lines(evs, cut)
-            if lines:
-                parts.append("\n".join([renderer.phase_header(phase), *lines]) + "\n")
-    else:
-        recent = blocks
-        for phase, evs in recent:
-            lines = [ln for ln in (renderer.line(e) for e in evs) if ln]
-            if lines:
-                parts.append("\n".join([renderer.phase_header(phase), *lines]) + "\n")
-    record = {"strategy": strategy, "events": len(events), "phases": len(blocks)}
-    if strategy == "summary":
-        record.update(digested=digest_phases, verbatim=[p for p, _ in recent])
-    return History(parts=parts, record=record, digest=has_digest)
+        record.update(folded=folded, summaries=sorted(d for d in summaries if f"D{d}" in folded))
+    return History(parts=parts, record=record)
 
 
 # ---- the whole prompt --------------------------------------------------------------------
@@ -504,16 +392,21 @@ class BuiltPrompt:
 
 
 class PromptBuilder:
-    def __init__(self, lang: str, seat: int, *, memory: str = "full", window: int = 1,
-                 speech_chars: int | None = None, self_destruct: str = "own_turn"):
+    def __init__(self, lang: str, seat: int, *, memory: str = "full", self_destruct: str = "own_turn",
+                 claims_line: str = "off", declare_claims: bool = False):
         if memory not in ("full", "summary"):
             raise ValueError(f"unknown memory strategy {memory!r}; use full or summary")
         self.lang = lang
         self.book = prompt_book(lang)
         self.seat = seat
         self.memory = memory
-        self.window = max(int(window), 1)
-        self.speech_chars = speech_chars  # summary memory: speeches of the current phase cut to this
+        #: Summary memory: the seat's own summary of each day it has written (day -> text), appended
+        #: and kept (:meth:`agents.llm.LLMAgent` asks for one at the end of each day).
+        self.summaries: dict[int, str] = {}
+        #: ``off``: no claims line; ``reader``: the automatic reading of the speeches, labelled as such.
+        self.claims_line = claims_line
+        #: Speech answers list their public claims (``claims``), appended to the speech (#25 item 4).
+        self.declare_claims = declare_claims
         self.renderer = EventRenderer(self.book, seat)
         #: When this seat is offered to self-destruct (the agent's policy), told to a seat that may.
         self.self_destruct = self_destruct
@@ -681,6 +574,8 @@ class PromptBuilder:
                 fields[key] = r.s(value)
             elif isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
                 fields[key] = r.seats(value)
+            elif value is None and key in SEAT_FIELDS:
+                fields[key] = r.s(None)  # "nobody", not "None"
             else:
                 fields[key] = value
         fields.setdefault("victim", r.s(ctx.get("victim")))
@@ -696,7 +591,13 @@ class PromptBuilder:
         if mode is not None:  # the scapegoat's rule in words (ban_list / allow_list, R156)
             fields["scapegoat_rule"] = d["scapegoat_rule"][mode]
         template = d["kinds"][request.kind]  # every kind has its question (tests/test_coverage.py)
+        if ctx.get("victims") and request.kind in d.get("kinds_many", {}):  # 003: several attacks hit (R30, R114)
+            template = d["kinds_many"][request.kind]
         ask = [*rules, fmt(template, **fields)]
+        if getattr(request.legal, "type", None) == "text" and "listeners" in d:  # a speaker knows what its listeners keep
+            ask.append(d["listeners"][self.memory])
+            if self.declare_claims:
+                ask.append(d["declared"]["ask"])
         if belief_seats:
             ask.append(d["beliefs_short" if self.memory == "summary" and "beliefs_short" in d else "beliefs_ask"])
         return {"state": "\n".join([now, *self.state_lines(view, self._events, order_is_alive=order_is_alive)]),
@@ -748,16 +649,19 @@ class PromptBuilder:
                 order = list(e.order) if e.phase == view.phase else None
             elif t == "phase_started" and e.phase != view.phase:
                 order = None
-            elif t == "speech" and e.seat != self.seat:
+            elif t == "speech" and self.claims_line == "reader":
+                # An automatic reading of the speeches (arena.evaluate.claims), every item with its day;
+                # off by default: a reading that is not exact states things nobody said (#25 item 4).
                 found = parse_claims(e.text, view.players)
                 said = claims.setdefault(e.seat, [])
+                day = fmt(st["claim_day"], n=e.phase[1:])
                 for claimed in found.roles:
-                    item = fmt(st["claim_role"], role=r.role(claimed))
+                    item = fmt(st["claim_role"], role=r.role(claimed)) + day
                     if item not in said:
                         said.append(item)
                 for seat, result in found.checks_given("seer" in found.roles or any(
                         r.role("seer") in x for x in said)):
-                    item = fmt(st["claim_check"], seat=r.s(seat), result=results.get(result, result))
+                    item = fmt(st["claim_check"], seat=r.s(seat), result=results.get(result, result)) + day
                     if item not in said:
                         said.append(item)
             elif t == "ballot_cast":
@@ -777,13 +681,7 @@ class PromptBuilder:
         ledger = [fmt(st["claim_seat"], seat=r.s(s), items=r.sep.join(items)) for s, items in sorted(claims.items()) if items]
         if ledger:
             lines.append(fmt(st["claims"], items=st.get("claims_sep", "; ").join(ledger)))
-        days = list(dict.fromkeys(day for day, _ in votes))
-        keep = int(st.get("votes_days", 0)) if self.memory == "summary" else 0
-        if keep and len(days) > keep:  # summary memory: the last days' votes; older exiles are in the digest
-            kept = set(days[-keep:])
-            lines.append(fmt(st["votes_recent"], days=keep, items=st.get("claims_sep", "; ").join(
-                item for day, item in votes if day in kept)))
-        elif votes:
+        if votes and self.memory != "summary":  # summary memory: every ballot is in the record already, once
             lines.append(fmt(st["votes"], items=st.get("claims_sep", "; ").join(item for _, item in votes)))
         return lines
 
@@ -848,8 +746,11 @@ class PromptBuilder:
         system = ChatMessage(role="system", parts=(
             ContentPart(text=self.system_text(observation, table_rules), cache=True),
             ContentPart(text=self.role_text(view, seat_rules, self.may_self_destruct(observation, view)), cache=True)))
-        history = render_history(self.renderer, observation.events, strategy=self.memory, window=self.window,
-                                 speech_chars=self.speech_chars)
+        # a decision of the night (a dawn shot, say, asked once the day has begun) sees the day that ended before it
+        whole_from = min(folded_before(str(request.phase)), folded_before(observation.events[-1].phase)) \
+            if observation.events else None
+        history = render_history(self.renderer, observation.events, strategy=self.memory, summaries=self.summaries,
+                                 whole_from=whole_from)
         belief_seats = sorted(s for s in view.alive if s != self.seat) if beliefs and request.kind in BELIEF_KINDS else []
         legal_text = self.legal_text(request.legal)
         parts = [ContentPart(text=p) for p in history.parts]
@@ -866,9 +767,11 @@ class PromptBuilder:
         user = ChatMessage(role="user", parts=tuple(parts))
         memory = dict(history.record)
         memory["notes"] = notes
-        digest = history.parts[0] if history.digest else ""
+        folded = set(history.record.get("folded", ()))
+        blocks = [(part, part.split("\n", 1)[0]) for part in history.parts]
+        digest = "".join(p for p, head in blocks if any(head == self.renderer.phase_header(f) for f in folded))
         sections = {"rules": system.parts[0].text, "role": system.parts[1].text, "digest": digest,
-                    "recent": "".join(history.parts[1 if history.digest else 0:]), **asked}
+                    "recent": "".join(history.parts)[len(digest):], **asked}
         return BuiltPrompt(messages=[system, user], memory=memory, legal_text=legal_text, belief_seats=belief_seats,
                            sections=sections)
 
@@ -899,7 +802,7 @@ class PromptBuilder:
             lines.append(fmt(bt["last"], phase=r.phase_name(last.phase), items=items))
         else:
             lines.append(bt["last_none"])
-        limit = self.speech_chars or int(self.book.events.get("summary_speech_chars", 200))
+        limit = int(self.book.events.get("summary_speech_chars", 200))
         new = [ln for ln in (r.line(e, speech_limit=limit) for e in events[last.seen if last else 0:]) if ln]
         lines += [bt["new"], *new] if new else [bt["new_none"]]
         asked_from = len(lines)
@@ -918,6 +821,33 @@ class PromptBuilder:
                     "notes": notes_line, "question": "\n".join(lines[asked_from:])}
         return BuiltPrompt(messages=messages, memory=memory, legal_text=r.sep.join(str(x) for x in request.legal.seats),
                            belief_seats=list(request.legal.seats), sections=sections)
+
+    def declaration(self, claims: Sequence[dict[str, Any]]) -> str:
+        """The line a speech's declared claims add to it (``declared.line``), in the table's words."""
+        t = self.book.decisions["declared"]
+        r = self.renderer
+        results = self.book.events.get("results", {})
+        items = [fmt(t[c["kind"]], role=r.role(c.get("role")), seat=r.s(c.get("seat")), then=r.s(c.get("then")),
+                     night=c.get("night") or "?", result=results.get(c.get("result") or "", c.get("result") or "?"))
+                 for c in claims]
+        return fmt(t["line"], items=t.get("sep", "; ").join(items))
+
+    def build_day_summary(self, observation: Observation, day: int, chars: int) -> BuiltPrompt:
+        """Summary memory's end-of-day call: the seat's prompt with day ``day`` shown whole (and the
+        same cacheable prefix as its decisions), asking for its own summary of that day."""
+        view = observation.view()
+        table_rules, seat_rules = self.rule_lines(observation)
+        system = ChatMessage(role="system", parts=(
+            ContentPart(text=self.system_text(observation, table_rules), cache=True),
+            ContentPart(text=self.role_text(view, seat_rules, self.may_self_destruct(observation, view)), cache=True)))
+        history = render_history(self.renderer, observation.events, strategy=self.memory, summaries=self.summaries,
+                                 whole_from=day)
+        parts = [ContentPart(text=p) for p in history.parts]
+        question = fmt(self.book.decisions["day_summary"], day=day, chars=chars)
+        parts.append(ContentPart(text=question))
+        memory = {**history.record, "day_summary": day}
+        return BuiltPrompt(messages=[system, ChatMessage(role="user", parts=tuple(parts))], memory=memory,
+                           legal_text="", belief_seats=[], sections={"question": question})
 
     def belief_repair(self, error: str, seats_text: str) -> str:
         return fmt(self.book.decisions["belief"]["repair"], error=error, legal=seats_text).strip()

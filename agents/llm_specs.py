@@ -54,7 +54,7 @@ MOCK_PRESETS: dict[str, dict[str, Any]] = {
 # (fewer calls), short fields kept inside the grammar (short answers that always close), a bounded
 # reply, only the question recorded (short transcripts).
 PROFILES: dict[str, dict[str, Any]] = {
-    "small": {"memory": "summary", "summary_window": 1, "summary_speech_chars": 100, "beliefs": "off",
+    "small": {"memory": "summary", "summary_max_chars": 300, "declare_claims": False, "beliefs": "off",
               "reasoning_max_chars": 160, "notes_max_chars": 100, "speech_max_chars": 160,
               "max_tokens": 300, "max_repairs": 1, "record_prompt": "question",
               # llama-cpp-python serves one request at a time: queue here, where the wait is not

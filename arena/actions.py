@@ -292,6 +292,7 @@ class AnswerAttempt(BaseModel):
 
     raw: Any = None
     error: str | None = None
+    truncated: bool = Field(default=False, description="the reply was cut off by the token limit (finish_reason length)")
     repair: str | None = Field(default=None, description=(
         "what was fixed to read an otherwise valid reply (not a re-ask): raw control characters in JSON "
         "strings; left out of the record when nothing was"))

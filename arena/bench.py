@@ -81,6 +81,9 @@ class BenchSuite(BaseModel):
     belief_mode: Literal["on", "off", "votes", "day_end", "every_speech"] = Field("on", description=(
         "how LLM agents report private wolf beliefs (arena.rules.beliefs): off, votes (\"on\"), day_end or "
         "every_speech"))
+    memory: Literal["full", "summary"] = Field("full", description=(
+        "the memory strategy of LLM agents (agents.llm_prompts); the suite's must pass the recall audit "
+        "(benchmarks/recall_audit.py, tests/test_memory_recall.py)"))
     reference: list[RosterEntry] = Field(min_length=1, description="the fixed reference roster")
     anchor: str | None = Field(None, description=(
         "the reference label every entry's gap is measured against (default: the first of the roster)"))
@@ -127,6 +130,8 @@ def bench_tournament(suite: BenchSuite, agent: str, label: str, options: dict[st
     opts = dict(options or {})
     if not agent.startswith("bot:") and "beliefs" not in opts:
         opts["beliefs"] = "votes" if suite.belief_mode == "on" else suite.belief_mode
+    if not agent.startswith("bot:") and "memory" not in opts:
+        opts["memory"] = suite.memory
     roster = [*suite.reference, RosterEntry(label=label, agent=agent, options=opts)]
     # The tournament's name becomes every game's file name: no ':' (illegal on Windows) from a spec label.
     return TournamentConfig(name=f"{suite.name}-{suite.version}-{_safe(label)}", roster=roster, boards=suite.boards,
@@ -200,7 +205,8 @@ class EntryCard(BaseModel):
     suite_sha256: str
     rules_sha256: str = Field(description="sha256 of every board's preset and resolved switches: the rules played")
     prices_sha256: str | None = Field(description="sha256 of configs/prices.yaml, the price table behind cost")
-    reference_bot_version: str = Field(description="agents.heuristic.BOT_VERSION: the reference bot's judgement")
+    reference_bot_version: str = Field(description=("agents.heuristic.BOT_VERSION of the reference seats, as their games' headers recorded it "
+                                                    "(comma-separated if they differ; none when no reference seat is the heuristic bot)"))
     deals: int = Field(description="deals actually played per board (below the suite's: a reduced run)")
     reduced: bool
     boards: list[str]
@@ -331,8 +337,6 @@ def _headline_rows(report: Any, suite: BenchSuite, label: str) -> list[HeadlineR
 def make_entry(report: Any, suite: BenchSuite, suite_sha: str, label: str, cfg: TournamentConfig,
                games_folder: Path | None = None) -> BenchEntry:
     """The leaderboard entry of ``label`` from a scored bench tournament."""
-    from agents.heuristic import BOT_VERSION
-
     ratings = report.ratings
     by = {a.agent: a for a in ratings.agents}
     if label not in by:
@@ -353,6 +357,9 @@ def make_entry(report: Any, suite: BenchSuite, suite_sha: str, label: str, cfg: 
     card = report.config
     roster = {r.name: r for r in (card.roster if card else [])}
     mine = roster.get(label)
+    # The reference bot's judgement as the games recorded it (the heuristic's header version leads with it).
+    bot_versions = sorted({v.split()[0] for r in suite.reference if r.label in roster
+                           for v in roster[r.label].prompt_versions if v.startswith("heuristic-")})
     served = sorted({str(s["model"]) for s in (mine.settings if mine else []) if s.get("model")})
     snapshots, kinds, fallback = _seat_provenance(games_folder, label)
     entry_opts = next(r.options for r in cfg.roster if r.label == label)
@@ -377,7 +384,7 @@ def make_entry(report: Any, suite: BenchSuite, suite_sha: str, label: str, cfg: 
         card=EntryCard(
             arena_version=__version__, arena_commit=_arena_commit(), date=_today(), suite=suite.name,
             suite_version=suite.version, suite_sha256=suite_sha, rules_sha256=rules_sha256(suite),
-            prices_sha256=_prices_sha256(), reference_bot_version=BOT_VERSION, deals=cfg.deals,
+            prices_sha256=_prices_sha256(), reference_bot_version=",".join(bot_versions) or "none", deals=cfg.deals,
             reduced=cfg.deals < suite.deals, boards=[b.preset for b in suite.boards], seed=suite.seed, lang=suite.lang,
             belief_mode=str(entry_opts.get("beliefs", suite.belief_mode)), memory_mode=None if memory is None else str(memory),
             games=ratings.games_used, skipped_games=ratings.games_skipped, fallback_games=fallback,

@@ -285,7 +285,7 @@ class LiveView:
         if st.winner is not None:
             winner = side.narrator.t["winner"].get(st.winner, st.winner)
             reason = side.text.reason(st.reason)
-            parts.append(Panel(Text(self.v["winner"].format(winner=winner) + f" ({reason})", style="bold"),
+            parts.append(Panel(Text(self.v["winner"].format(winner=winner) + f" · {reason}", style="bold"),
                                border_style="green" if st.winner == "village" else "red"))
         parts.append(Panel(Text("\n".join(side.lines)), title=self.v["log"], title_align="left", border_style="dim"))
         return Group(*parts)
@@ -316,13 +316,14 @@ class LiveView:
             lines.append("\n" + self.v["role"].get(role, role), style=ROLE_STYLE.get(camp_of(role), ""))
         elif known:
             lines.append("\n" + self.v[known], style="red" if known != "known_good" else "green")
-        marks = " ".join(MARKS[m] for m in st.marks.get(seat, []) if m in MARKS)
+        dead = seat in st.dead
+        # a dead seat says so once ("✝ dead" below), not with a death marker too
+        marks = " ".join(MARKS[m] for m in st.marks.get(seat, []) if m in MARKS and not (dead and m == "death"))
         if marks:
             lines.append_text(Text.from_markup("\n" + marks))
         if st.vote is not None and seat in st.vote["ballots"]:
             target = st.vote["ballots"][seat]
             lines.append("\n→ " + (self.seat_name(target) if target else self.v["abstain"]), style="yellow")
-        dead = seat in st.dead
         if dead:
             lines.stylize("dim strike")
             lines.append("\n✝ " + self.v["dead"], style="red")

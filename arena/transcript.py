@@ -128,6 +128,7 @@ class Attempt(BaseModel):
 
     raw: Any = None
     error: str | None = None
+    truncated: bool = Field(default=False, description="the reply was cut off by the token limit (finish_reason length)")
     repair: str | None = Field(default=None, description="what was fixed to read the reply (written only when set)")
 
 

@@ -313,6 +313,9 @@ def page_labels(lang: str) -> dict[str, Any]:
     labels["seat_fmt"] = narration["seat"]
     labels["speech_tag"] = narration["speech_tag"]
     labels["list_sep"] = narration.get("list_sep", ", ")
+    from arena.config import presets
+
+    labels["preset_titles"] = {p.id: (p.title_zh if lang == "zh" else p.title_en) or p.id for p in presets().values()}
     return labels
 
 

@@ -1,15 +1,16 @@
 """Precision and recall of the claims reader (arena/evaluate/claims.py) per claim type and language.
 
-    python benchmarks/claim_extractor.py [--set labelled|tuning|frozen] [--misses]
+    python benchmarks/claim_extractor.py [--set labelled|tuning|frozen|frozen2] [--misses]
     python benchmarks/claim_extractor.py --reader model --model KIND:MODEL [--set tuning]
     python benchmarks/claim_extractor.py --talker 3     # also: the speeches of 3 mock:talker games per language
 
 Without --set it prints every set: the original labelled set (tests/data/claims_labelled.jsonl),
-the chat-model-style tuning set (claims_tuning.jsonl) and the frozen held-out set
-(claims_frozen.jsonl, written before the reader was tuned). Per set: one table for all speeches,
-one per language, and the number of speeches that credit the speaker with a check it never made.
---misses lists the disagreements of the tuning and labelled sets only; the frozen set's are shown
-only with --misses-frozen (looking at them and then tuning would unfreeze it).
+the chat-model-style tuning set (claims_tuning.jsonl), the first frozen set (claims_frozen.jsonl,
+written before the first tuning round, tuned on since the second) and the second held-out set
+(claims_frozen2.jsonl, written before the second tuning round). Per set: one table for all
+speeches, one per language, and the number of speeches that credit the speaker with a check it
+never made. --misses lists the disagreements of every set but frozen2; frozen2's are shown only
+with --misses-frozen2 (looking at them and then tuning would unfreeze it).
 --reader model calibrates the model-judged reader (agents/claims_reading.py, any provider the
 arena supports: openai:gpt-4.1-mini, anthropic:MODEL, local:MODEL@URL) against the same labels; it
 makes one call per speech, so it costs money and needs a key or a local server.
@@ -79,7 +80,8 @@ def main(argv: list[str]) -> int:
         if name == "labelled":
             table("labelled: held out (written after the first extractor was tuned)",
                   [r for r in rows if r["id"].startswith("held")])
-        if ("--misses" in argv and name != "frozen") or ("--misses-frozen" in argv and name == "frozen"):
+        if ("--misses" in argv and name != "frozen2") or ("--misses-frozen" in argv and name == "frozen") or \
+                ("--misses-frozen2" in argv and name == "frozen2"):
             _, misses = score_rows(rows, READER)
             text = {r["id"]: r["text"] for r in rows}
             for rid, t, extra, missing in misses:

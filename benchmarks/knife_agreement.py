@@ -45,7 +45,7 @@ LOCAL_TABLES = ("smollm2_wolf", "smollm2_wolves")
 CONFERRALS: tuple[tuple[str, dict[str, int]], ...] = (("blind", {"wolf_conferral_rounds": 0}), ("board", {}))
 
 #: A 135M model on a shared CPU: small answers keep a game to minutes (tests/test_local_model_slow.py).
-LOCAL_SEAT_OPTIONS = dict(memory="summary", summary_window=1, max_tokens=300, timeout=300, max_retries=1,
+LOCAL_SEAT_OPTIONS = dict(memory="summary", max_tokens=300, timeout=300, max_retries=1,
                           reasoning_max_chars=160, notes_max_chars=100, speech_max_chars=160, beliefs="off",
                           temperature=0.7, record_prompt="question")
 

@@ -41,13 +41,15 @@ from arena.referee import run_game
 
 
 def play(memory: str, seed: int, latency: float, tokenizer: str = "o200k_base", rules: dict | None = None,
-         lang: str = "en", beliefs: str = "votes") -> dict:
+         lang: str = "en", beliefs: str = "votes", agent: str = "mock:bench", preset: str = "std-12-guard") -> dict:
     """One game; the sequential bound counts the referee's question rounds that made a model call
     (the engine's ``pending()`` is called once per round, so calls are compared round to round)."""
     from arena.engine import Game
 
-    agents = [make_agent("mock:bench", seat=s, seed=seed, memory=memory, latency=latency, tokenizer=tokenizer,
-                         beliefs=beliefs) for s in range(1, 13)]
+    from arena.config import get_preset
+
+    agents = [make_agent(agent, seat=s, seed=seed, memory=memory, latency=latency, tokenizer=tokenizer,
+                         beliefs=beliefs) for s in range(1, get_preset(preset).players + 1)]
     rounds_with_calls = 0
     last_total = 0
     original = Game.pending
@@ -102,7 +104,7 @@ def play(memory: str, seed: int, latency: float, tokenizer: str = "o200k_base", 
         setattr(owner, name, value)
     try:
         start = time.perf_counter()
-        result = asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=seed, rules=rules or {}), agents,
+        result = asyncio.run(run_game(GameSetup(preset=preset, seed=seed, rules=rules or {}), agents,
                                       lang=lang))
         wall = time.perf_counter() - start
     finally:
@@ -152,6 +154,9 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=100_000,
                     help="report the games whose prompt tokens (all twelve seats together) exceed this")
     ap.add_argument("--lang", default="en", choices=["en", "zh"], help="the table's language")
+    ap.add_argument("--agent", default="mock:bench", choices=["mock:bench", "mock:talker"], help=(
+        "the stand-in: mock:bench speaks word salad of realistic length; mock:talker speaks as a chat model does"))
+    ap.add_argument("--preset", default="std-12-guard", help="the board")
     ap.add_argument("--beliefs", default="votes",
                     help="belief modes of every seat, comma-separated: off, votes, day_end, every_speech")
     ap.add_argument("--breakdown", action=argparse.BooleanOptionalAction, default=True,
@@ -161,7 +166,14 @@ def main() -> None:
     import yaml
 
     rules = {k: yaml.safe_load(v) for k, _, v in (r.partition("=") for r in args.rule)}
-    print(f"tokenizer: {args.tokenizer}; language: {args.lang}" + (f"; rules: {rules}" if rules else ""))
+    from arena.config import get_preset
+
+    try:
+        get_preset(args.preset)
+    except Exception as exc:
+        ap.error(f"--preset: {exc}")
+    print(f"tokenizer: {args.tokenizer}; language: {args.lang}; board: {args.preset}; stand-in: {args.agent}"
+          + (f"; rules: {rules}" if rules else ""))
     print("prompt tokens per game: every prompt sent by the twelve seats together, cached or not")
     from arena.rules.beliefs import check_mode
 
@@ -171,7 +183,8 @@ def main() -> None:
         ap.error(f"--beliefs: {exc}")
     for memory, mode in [(m, b) for m in args.memory.split(",") for b in modes]:
         seeds = range(args.seed, args.seed + args.games)
-        rows = [play(memory, seed, args.latency, args.tokenizer, rules, args.lang, mode) for seed in seeds]
+        rows = [play(memory, seed, args.latency, args.tokenizer, rules, args.lang, mode, args.agent, args.preset)
+                for seed in seeds]
         over = [(seed, r["input"]) for seed, r in zip(seeds, rows) if r["input"] > args.limit]
         label = memory if len(modes) == 1 and mode == "votes" else f"{memory}/{mode}"
         for r in rows:

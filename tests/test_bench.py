@@ -43,7 +43,7 @@ def test_the_shipped_suite_runs_end_to_end_on_a_reduced_size(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     entry = load_entry(out / "entry.json")
     assert entry.card.reduced and entry.card.deals == 1 and entry.card.games == 6
-    assert entry.card.suite == "werewolf-bench" and entry.card.suite_version == "2"
+    assert entry.card.suite == "werewolf-bench" and entry.card.suite_version == "3"
     assert {r.label for r in entry.reference} == {"ref-heuristic", "ref-random"}
     assert [h.metric for h in entry.headline][:2] == ["vote_accuracy", "seer_wolf_hit"]
     assert entry.roles and entry.cost.decisions > 0
@@ -61,7 +61,7 @@ def test_the_shipped_suite_runs_end_to_end_on_a_reduced_size(tmp_path: Path) -> 
     (out / "old.json").write_text(json.dumps(old), encoding="utf-8")
     with pytest.raises(BenchError, match="schema version 1"):
         load_entry(out / "old.json")
-    assert (out / "entry.md").read_text(encoding="utf-8").startswith("# cand on werewolf-bench v2")
+    assert (out / "entry.md").read_text(encoding="utf-8").startswith("# cand on werewolf-bench v3")
     # an entry never separates entries from a handful of games (6 here, under the 10-game floor)
     assert {r.rank for r in [entry.rating, *entry.reference]} == {1}
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.heuristic import speech_version
+from agents.heuristic import BOT_VERSION, speech_version
 from agents.llm import prompt_version
 from agents.providers.base import ProviderConfigError
 from agents.registry import make_agent
@@ -67,7 +67,7 @@ def test_header_records_versions_and_settings_but_no_secret(tmp_path: Path, secr
         assert not {"api_key", "key", "base_url"} & set(a.settings)
     assert len({json.dumps(a.settings, sort_keys=True) for a in llm}) == 1  # nothing per seat in them
     for a in bots:
-        assert a.version == speech_version() and a.settings == {"lang": "en"}
+        assert a.version == f"{BOT_VERSION} {speech_version()}" and a.settings == {"lang": "en"}
 
 
 def test_prompt_version_is_stable_and_follows_the_language() -> None:
@@ -100,7 +100,7 @@ def test_config_card_shows_roster_versions_and_settings(tmp_path: Path, secret_e
     assert roster["llm-a"].specs == ["mock:cardtest"]
     assert roster["llm-a"].prompt_versions == {prompt_version("en"): 8}
     assert len(roster["llm-a"].settings) == 1 and roster["llm-a"].settings[0]["temperature"] == 0.4
-    assert roster["heuristic"].prompt_versions == {speech_version(): 6}
+    assert roster["heuristic"].prompt_versions == {f"{BOT_VERSION} {speech_version()}": 6}
     old = [r for r in card.roster if r.name not in ("llm-a", "heuristic")]
     assert old and all(r.prompt_versions == {"not recorded": r.seat_games} and not r.settings for r in old)
     assert card.prompt_versions[prompt_version("en")] == 8

@@ -206,7 +206,7 @@ def game2(folder: Path) -> Path:
         3: {"beliefs": B3V, "reasoning": "Seat 5 is the wolf, 1 maybe.", "latency_ms": 200.0,
             "usage": {"input_tokens": 100, "output_tokens": 20, "cached": 40, "reasoning": 5, "cost_usd": 0.01}},
         4: {"reasoning": "I think seat 6 and seat 2 are odd.", "usage": {"total_tokens": 50}},
-        6: {"attempts": [{"raw": "seven", "error": "not a seat"}, {"raw": 3}]},
+        6: {"attempts": [{"raw": '{"act', "error": "cut off", "truncated": True}, {"raw": 3}]},
     }
     for voter, target in votes.items():
         b.dec(voter, "vote", "D1", [s for s in range(1, 7) if s != voter], target, **extra.get(voter, {}))
@@ -291,6 +291,8 @@ def test_game2_honesty_and_reliability(tmp_path: Path) -> None:
     assert (inv.value, inv.n) == (pytest.approx(1 / 3), 3)
     fb = row(m, "fallback_rate", "C")  # seat 5's speech fell back to the default
     assert (fb.value, fb.n) == (pytest.approx(1 / 3), 3)
+    cut = row(m, "truncated_replies", "C")  # seat 6's first reply was cut off by the token limit: apart from fallbacks
+    assert (cut.value, cut.n) == (pytest.approx(1 / 3), 3)
     assert row(m, "invalid_answers", "A").n == 5  # seer check, two speeches, two votes
 
 

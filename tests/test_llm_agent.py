@@ -84,7 +84,7 @@ def test_a_good_answer_with_beliefs_and_notes():
     answer = decide(agent, observation(), request)
     assert answer.value == 3 and answer.reasoning == "3 fakes the referee" and answer.notes == "2 claims seer"
     assert answer.beliefs == {2: 0.1, 3: 0.9, 4: 1.0}  # own seat, dead seats and junk dropped, clamped
-    assert [a.model_dump() for a in answer.extras.attempts] == [{"raw": json.dumps(reply), "error": None}]
+    assert [a.model_dump() for a in answer.extras.attempts] == [{"raw": json.dumps(reply), "error": None, "truncated": False}]
     assert not answer.extras.fallback and answer.extras.usage.calls == 1
     assert answer.extras.usage.replies[0].model == "scripted"  # the served model id the provider reported
     line = as_line(request, answer)
@@ -130,7 +130,7 @@ def test_provider_failure_falls_back_without_re_asking():
     answer = decide(agent, observation(), vote_request())
     assert answer.extras.fallback is True and answer.value is None
     assert [a.model_dump() for a in answer.extras.attempts] == [
-        {"raw": None, "error": "provider error: HTTP 500: scripted (gave up after 2 attempts)"}]
+        {"raw": None, "error": "provider error: HTTP 500: scripted (gave up after 2 attempts)", "truncated": False}]
     assert answer.extras.usage.retries == 1 and provider.calls == 2
 
 
@@ -238,17 +238,6 @@ def test_prefix_is_stable_as_the_game_grows():
     assert history_second.startswith(history_first)
 
 
-def test_summary_memory_digests_old_phases():
-    log = events()
-    for day in range(2, 7):
-        log += [PhaseStarted(phase=f"N{day}"), PhaseStarted(phase=f"D{day}"),
-                DeathsAnnounced(phase=f"D{day}", seats=[], death_phase=f"N{day}")]
-        log += [Speech(phase=f"D{day}", seat=s, kind="discussion", text="word " * 150) for s in range(1, 13)]
-    full = PromptBuilder("en", 5, memory="full").build(observation(log=log), vote_request())
-    summary = PromptBuilder("en", 5, memory="summary", window=2).build(observation(log=log), vote_request())
-    assert len(summary.messages[1].text) < 0.45 * len(full.messages[1].text)
-    assert summary.memory["digested"][:3] == ["N1", "D1", "N2"] and summary.memory["verbatim"] == ["N6", "D6"]
-    assert "Nobody died" in summary.messages[1].text and "…" in summary.messages[1].text
 
 
 def test_chinese_prompts():
@@ -534,18 +523,6 @@ def _prompt_tokens(built) -> int:
     return len("\n".join(m.text for m in built.messages)) // 4
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_summary_prompts_stay_within_a_fixed_budget_as_the_game_grows(lang):
-    builder = PromptBuilder(lang, 5, memory="summary")
-    sizes = {day: _prompt_tokens(builder.build(observation(lang=lang, log=_long_game_log(day)), vote_request()))
-             for day in (2, 5, 8)}
-    assert sizes[5] < 1.3 * sizes[2] and sizes[8] < 1.3 * sizes[5]
-    full = PromptBuilder(lang, 5, memory="full")
-    assert _prompt_tokens(full.build(observation(lang=lang, log=_long_game_log(5)), vote_request())) > 3 * sizes[5]
-    text = builder.build(observation(lang=lang, log=_long_game_log(5)), vote_request()).messages[1].text
-    # older days: one line of facts each, no speech; the current day's speeches cut short
-    assert "seat 1 on day 4" not in text and "seat 1 on day 5" in text and "…" in text
-    assert sum(1 for ln in text.splitlines() if ln.startswith("⚖") and ("D2" in ln or "第2天" in ln)) == 1
 
 
 def test_summary_card_is_generated_from_the_board_and_keeps_only_the_seat_s_switches():
@@ -565,68 +542,8 @@ def test_summary_card_is_generated_from_the_board_and_keeps_only_the_seat_s_swit
     assert "werewolf ×3" in PromptBuilder("en", 5, memory="summary").build(nine, vote_request()).messages[0].text
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_summary_memory_says_each_fact_once(lang):
-    """The ballots of one vote on one line, grouped by target (who voted for whom stays in), once:
-    in the state line's votes so far, not again in the record; a folded phase does not repeat a
-    death its line already states; the JSON shape is in the card, not in every question."""
-    from arena.events import BallotCast, ExileResult, VoteResult
-
-    ballots = [BallotCast(phase="D1", ballot="exile", voter=v, target=t, weight=w)
-               for v, t, w in ((1, 3, 1), (2, 3, 1), (4, 6, 2), (8, None, 1))]
-    day1 = events(extra=[*ballots, VoteResult(phase="D1", ballot="exile", tally={3: 2, 6: 2}, top=[3, 6],
-                                               voters=[1, 2, 4]),
-                         ExileResult(phase="D1", seat=3, reason="vote"),
-                         DeathsAnnounced(phase="D1", seats=[3], death_phase="D1")])
-    builder = PromptBuilder(lang, 5, memory="summary")
-    built = builder.build(observation(lang=lang, log=day1), vote_request())
-    text = built.messages[1].text
-    group, four, eight = ("1,2→3", "4(×2)→6", "8 abstain") if lang == "en" else ("1号、2号投给3号", "4号（2票）投给6号",
-                                                                                "8号弃票")
-    ballot_lines = [ln for ln in text.splitlines() if group in ln]
-    assert len(ballot_lines) == 1 and four in ballot_lines[0], ballot_lines
-    record = "".join(p.text for p in built.messages[1].parts[:-1])
-    assert prompt_book(lang).events["ballot_names"]["exile"] not in record  # neither ballots nor totals again
-    assert eight in ballot_lines[0]
-    assert ballot_lines[0].startswith(prompt_book(lang).decisions["state"]["votes"].split("{")[0])
-    assert '"reasoning"' in built.messages[0].parts[0].text and '"reasoning"' not in built.messages[1].parts[-1].text
-    assert '"beliefs"' in built.messages[1].parts[-1].text
-    later = day1 + [PhaseStarted(phase="N2"), PhaseStarted(phase="D2"),
-                    DeathsAnnounced(phase="D2", seats=[], death_phase="N2")]
-    digest = builder.build(observation(lang=lang, log=later), vote_request()).messages[1].parts[0].text
-    d1 = next(ln for ln in digest.splitlines() if "D1" in ln or "第1天" in ln)
-    seven, three = ("#7", "#3") if lang == "en" else ("7号", "3号")
-    assert seven in d1 and d1.count(three) == 1  # exiled: no "Died: #3" after it (the tally is in the votes)
 
 
-def test_a_summary_game_stays_under_100k_prompt_tokens_flat_per_call():
-    from agents.registry import make_agent
-    from arena.engine import GameSetup
-    from arena.referee import run_game
-
-    agents = [make_agent("mock:bench", seat=s, seed=6, memory="summary", latency=0.0) for s in range(1, 13)]
-    per_day: dict[str, list[int]] = {}  # phase -> [calls, prompt tokens]
-    for agent in agents:
-        def wrap(agent=agent, decide=agent.decide):
-            async def metered(obs, request):
-                calls, tokens = agent.calls, agent.usage.input
-                answer = await decide(obs, request)
-                # a wolf's own speech is asked in its self-destruct call (agents/llm.py): a speech call too
-                speech = request.kind in ("speech", "self_destruct")
-                row = per_day.setdefault(request.phase if speech else "", [0, 0])
-                row[0] += agent.calls - calls
-                row[1] += agent.usage.input - tokens
-                return answer
-            agent.decide = metered
-        wrap()
-    result = asyncio.run(run_game(GameSetup(preset="std-12-guard", seed=6), agents))
-    assert int(result.phase[1:]) >= 5  # seed 6 is a long game (7 days)
-    assert sum(a.usage.input for a in agents) < 100_000
-    # from day 2 on (day 1 starts from an empty record) the tokens per speech call stay flat: older days
-    # fold into a bounded line (one kind of call is compared, since a day's mix of kinds varies: a day a
-    # wolf's self-destruct cuts short has no vote, and votes cost more than speeches)
-    per_call = {p: t / c for p, (c, t) in per_day.items() if p.startswith("D") and int(p[1:]) >= 2 and c >= 5}
-    assert len(per_call) >= 4 and max(per_call.values()) < 1.3 * min(per_call.values()), per_call
 
 
 def test_summary_memory_never_leaks_hidden_information():

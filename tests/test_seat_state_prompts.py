@@ -114,11 +114,15 @@ def test_claims_are_labelled_as_claims_and_come_from_public_speeches(lang):
 
     obs = Observation(seat=5, players=12, preset="std-12-guard",
                       switches=resolve_rules("std-12-guard").switches.model_dump(mode="json"), events=log, lang=lang)
-    prompt = PromptBuilder(lang, 5).build(obs, vote_request()).messages[1].parts[-1].text
     st = prompt_book(lang).decisions["state"]
-    line = next(ln for ln in prompt.splitlines() if ln.startswith(st["claims"].split("{")[0]))
+    head = st["claims"].split("{")[0]
+    # off by default: an automatic reading that is not exact states things nobody said (#25 item 4)
+    assert head not in PromptBuilder(lang, 5).build(obs, vote_request()).messages[1].parts[-1].text
+    prompt = PromptBuilder(lang, 5, claims_line="reader").build(obs, vote_request()).messages[1].parts[-1].text
+    line = next(ln for ln in prompt.splitlines() if ln.startswith(head))
     role = prompt_book(lang).system["role_names"]["seer"]
-    assert st["claim_role"].format(role=role) in line
+    day = st["claim_day"].format(n=1)
+    assert st["claim_role"].format(role=role) + day in line and ("automatic" in line or "自动" in line)
     assert ("4号" if lang == "zh" else "#4") in line
 
 

@@ -254,3 +254,27 @@ def test_the_referees_offer_says_which_speech_comes_next():
                            default=False, context={"before_speaker": WOLF})
     answer = asyncio.run(agent.decide(observation("en"), bare))
     assert answer.value is False and provider.calls == 1 and agent._kept is None
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_wolf_may_self_destruct_before_another_seat_s_speech_by_a_standing_instruction(lang):
+    """#25 item 7 (seed 004: 狼人可以在任何人发言时自爆): any day answer of a wolf may name the seat
+    before whose speech it self-destructs today (its briefing says so); the offer before that seat is
+    answered from it with no model call, the offer before another seat or on another day is not."""
+    from agents.llm_prompts import prompt_book
+
+    obs = observation(lang)
+    agent, provider = wolf([{**PLAIN, "claims": [], "self_destruct_before": 8}], lang=lang)
+    assert prompt_book(lang).roles["self_destruct_offer"]["own_turn"] in briefing(agent.builder(lang), obs)
+    asyncio.run(agent.decide(obs, speech()))
+    assert agent._destruct_seats(agent.builder(lang), obs, speech()) == [s for s in range(1, 13) if s != WOLF]
+    blow, calls = calls_for(agent, provider, obs, offer(8, rid=10))
+    assert blow.value is True and calls == 0
+    other, calls = calls_for(agent, provider, obs, offer(9, rid=11))
+    assert other.value is False and calls == 0
+    later = DecisionRequest(id=12, seat=WOLF, kind="self_destruct", phase="D2", asked_in="D2", legal=YES_OR_NO,
+                            default=False, context={"before_speaker": 8, "speech": "discussion", "max_chars": 2000})
+    assert asyncio.run(agent.decide(obs, later)).value is False  # yesterday's instruction is spent
+    villager = observation(lang, role=Role.VILLAGER)
+    plain, _ = wolf([PLAIN], lang=lang)
+    assert plain._destruct_seats(plain.builder(lang), villager, speech()) is None  # no field for a card that cannot

@@ -1,6 +1,7 @@
 """Summary memory's token budget: the rules that bear on one kind of decision come with that question
-only, the votes so far say who voted for whom, older days fold into one bounded line of outcomes, and
-each prompt reports its sections (what the budget is spent on). en and zh alike."""
+only, each prompt reports its sections (what the budget is spent on), and the budget is never met by
+dropping facts: with realistic speech summary memory costs less than full memory, and the figure is
+measured (docs/llm.md), not bounded by cutting. en and zh alike."""
 
 from __future__ import annotations
 
@@ -8,8 +9,6 @@ import pytest
 
 from agents.llm_prompts import SECTIONS, PromptBuilder, prompt_book
 from arena.actions import ChooseSeat, DecisionRequest
-from arena.events import (BallotCast, DeathsAnnounced, ExileResult, PhaseStarted, SheriffElected, VoteResult,
-                          WolfKnife)
 from tests.test_llm_agent import events, observation, vote_request
 
 
@@ -57,55 +56,17 @@ def test_sections_are_the_whole_prompt_in_order():
     assert built.sections["notes"] and built.sections["state"].startswith("Now:")
 
 
-def long_game(days: int) -> list:
-    """A game of ``days`` days: each night kills nobody, each day exiles one player by a public vote."""
-    log = events()
-    for d in range(1, days + 1):
-        exiled = d + 7
-        if d > 1:
-            log += [PhaseStarted(phase=f"N{d}"), WolfKnife(phase=f"N{d}", target=None),
-                    PhaseStarted(phase=f"D{d}"), DeathsAnnounced(phase=f"D{d}", seats=[], death_phase=f"N{d}")]
-        if d == 1:
-            log.append(SheriffElected(phase="D1", seat=1, reason="vote"))
-        log += [BallotCast(phase=f"D{d}", ballot="exile", voter=v, target=exiled, weight=1) for v in (1, 2, 3)]
-        log += [VoteResult(phase=f"D{d}", ballot="exile", tally={exiled: 3}, top=[exiled], voters=[1, 2, 3]),
-                ExileResult(phase=f"D{d}", seat=exiled, reason="vote")]
-    return log
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_older_days_fold_into_one_line_of_outcomes_and_the_votes_keep_the_last_days(lang):
-    ev = prompt_book(lang).events
-    st = prompt_book(lang).decisions["state"]
-    builder = PromptBuilder(lang, 5, memory="summary")
-    seat = (lambda n: f"#{n}") if lang == "en" else (lambda n: f"{n}号")
-    sizes = []
-    for days in (4, 5):
-        built = builder.build(observation(lang=lang, log=long_game(days)), vote_request())
-        digest = built.sections["digest"]
-        outcomes = [ln for ln in digest.splitlines() if ln.startswith(ev["outcomes_line"].split("{phase}")[0]
-                                                                     .replace("{mark}", "⚖"))]
-        assert len(outcomes) == 1
-        # every exile of the folded days is still there; peaceful nights and empty knives are not
-        for d in range(1, days - 1):
-            assert ev["events"]["exile_result"].format(seat=seat(d + 7)) in outcomes[0]
-        assert ev["events"]["deaths_announced_none"] not in outcomes[0]
-        assert ev["events"]["sheriff_elected"].format(seat=seat(1)) in outcomes[0]
-        # votes: who voted whom, for the last two voting days only
-        votes = next(ln for ln in built.sections["state"].splitlines()
-                     if ln.startswith(st["votes_recent"].split("{")[0]))
-        group = f"1,2,3→{days + 7}" if lang == "en" else f"1号、2号、3号投给{days + 7}号"
-        assert group in votes and (f"→{days + 5}" if lang == "en" else f"投给{days + 5}号") not in votes
-        sizes.append(len(built.sections["digest"]) + len(built.sections["state"]))
-    assert sizes[1] - sizes[0] < 80  # one more day adds a fact or two, not a day's lines
 
 
-def test_every_one_of_40_std12_seeds_stays_under_100k_prompt_tokens():
-    """Issue 17's budget: summary memory, belief mode votes, std-12-guard, stand-in seats at all twelve
-    places, prompt tokens of the whole table counted with the o200k_base vocabulary (every prompt
-    sent, cached or not): under 100k in each of the 40 games `benchmarks/llm_budget.py --memory
-    summary --games 40` plays. The stand-in's answers do not depend on the prompt text, so the games
-    are the same whatever the templates say and this checks the prompts alone."""
+
+def test_summary_memory_costs_less_than_full_memory_with_realistic_speech():
+    """The budget is never met by dropping facts (#25 item 3). With the talking stand-in (speeches
+    of 300-600 characters, as chat models give) no memory that keeps the facts and today's speeches
+    whole stays under the old 100k-token budget of issue 17 (about 750k prompt tokens a game in
+    English, see docs/llm.md and `benchmarks/llm_budget.py --agent mock:talker`); what summary memory
+    must do is cost clearly less than full memory, in prompt tokens, for the same game."""
     pytest.importorskip("bpe_openai")
     import sys
     from pathlib import Path
@@ -113,7 +74,7 @@ def test_every_one_of_40_std12_seeds_stays_under_100k_prompt_tokens():
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from llm_budget import play
 
-    totals = {seed: play("summary", seed, 0.0)["input"] for seed in range(40)}
-    over = {seed: tokens for seed, tokens in totals.items() if tokens >= 100_000}
-    assert not over, f"games over 100k prompt tokens: {over}"
-    assert sum(totals.values()) / len(totals) < 60_000  # and the mean stays well below the limit
+    full = play("full", 0, 0.0, agent="mock:talker")
+    summary = play("summary", 0, 0.0, agent="mock:talker")
+    assert full["days"] == summary["days"] >= 4  # the same game: the stand-in never reads its prompt
+    assert summary["input"] < 0.75 * full["input"], (summary["input"], full["input"])

@@ -355,7 +355,7 @@ def test_seat_views_show_only_what_the_seat_knew(llm_game: Game, llm_page: Path)
         assert not any(set(kinds) & night_kinds for kinds in page.markers().values()), page.markers()
         assert not any(kind == "knife" for _, _, kind in page.arrows())
         assert all(a["data-known"] in ("",) for s, a in page.seats().items() if s != villager)
-        for phrase in ("wants to knife", "The wolves knife", "protects", "poisons", "checks #", "The wolves are"):
+        for phrase in ("shows the final knife", "The wolves knife", "protects", "poisons", "checks #", "The wolves are"):
             assert phrase not in page.visible_text, phrase
 
     # a wolf sees its pack (as wolves, not their exact cards) and the knife, but not the seer's check
@@ -375,7 +375,7 @@ def test_seat_views_show_only_what_the_seat_knew(llm_game: Game, llm_page: Path)
     expect = "known_wolf" if check.result == "wolf" else "known_good"
     assert page.seats()[check.target]["data-known"] in (expect, "")  # a revealed card outranks the check
     assert f"checks #{check.target}" in page.visible_text
-    assert "wants to knife" not in page.visible_text
+    assert "shows the final knife" not in page.visible_text
     assert not any(kind == "knife" for _, _, kind in page.arrows())
 
     # at the end a seat learns who won, but the page does not deal out every card

@@ -19,6 +19,7 @@ pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient  # noqa: E402
 
+from agents.human import SELF_DESTRUCT_KINDS  # noqa: E402
 from arena.observation import public_events, visible_events  # noqa: E402
 from arena.transcript import read_transcript  # noqa: E402
 from arena.viewer import build_view_data  # noqa: E402
@@ -122,8 +123,11 @@ def test_bot_table_streams_the_whole_game_in_god_view_and_is_listed_when_finishe
     assert result["winner"] in ("village", "wolves") and result["seed"] == 3
     listed = client.get("/api/tables").json()
     name = f"{PRESET}-{made['id']}"
-    assert {"name": name, "replay": f"/games/{name}.html", "transcript": f"/games/{name}.jsonl",
-            "status": "finished"} in listed["finished"]
+    (game,) = [g for g in listed["finished"] if g["name"] == name]
+    assert game["replay"] == f"/games/{name}.html" and game["transcript"] == f"/games/{name}.jsonl"
+    # listed once, with its board, winner, length and seats (by the names the lobby shows)
+    assert game["status"] == "finished" and game["preset"] == PRESET and game["winner"] == result["winner"]
+    assert game["phase"] == result["phase"] and game["seats"] == ["bot:heuristic"] * 12 and game["seconds"] > 0
     assert client.get(f"/games/{name}.html").status_code == 200
     assert client.get(f"/games/{name}.jsonl").text.startswith('{"type":"header"')
     del client.app.state.lobby.rooms[made["id"]]  # a table forgotten by the server: its link shows the replay
@@ -174,7 +178,9 @@ def test_every_seat_and_the_spectator_receive_exactly_what_the_log_lets_them_see
             vis = event["visibility"]
             assert vis["to"] == "all" or (vis["to"] == "seats" and seat in vis["seats"]), (seat, event)
         asks = [m["kind"] for m in messages if m["type"] == "ask"]
-        assert asks == [d.kind for d in transcript.decisions if d.seat == seat], seat
+        # self-destruct offers are answered by the standing choice, never asked (the own speech is asked
+        # in the offer's place, and its speech decision then is not asked again)
+        assert asks == [d.kind for d in transcript.decisions if d.seat == seat and d.kind not in SELF_DESTRUCT_KINDS], seat
         assert sent[-1]["type"] == "game_ended"  # the dead too watch their seat to the end
 
     # a player who is out keeps receiving his seat's view: speeches made after his death among them
@@ -234,7 +240,11 @@ def test_a_bad_link_gets_nothing(client: TestClient) -> None:
     page = client.get(made["seats"]["1"]).text
     data = page_data(page)
     assert data["events"] == [] and list(data["views"]) == ["seat:1"] and data["meta"]["seed"] == "?"
+    again = data["live"].pop("again")  # the operator's page: the next game at the same settings, never the seed
     assert data["live"] == {"table": made["id"], "view": "seat:1", "seat": 1}
+    assert again["seats"] == ["human"] + ["bot:random"] * 11 and "seed" not in again
+    client.cookies.clear()  # the same link in the browser of a player who is not the operator
+    assert page_data(client.get(made["seats"]["1"]).text)["live"]["again"] is None
 
 
 def page_data(page: str) -> dict[str, Any]:
@@ -302,7 +312,8 @@ def test_reconnecting_shows_the_same_question_and_it_is_answered_once(client: Te
         assert again["rid"] == first["rid"] and again["kind"] == first["kind"]
         ws.send_json({"type": "answer", "rid": again["rid"], "value": simple_answer(again)})
         messages = play_seat(ws)
-    decisions = [d for d in transcript_decisions(client, made["id"]) if d.seat == 1]
+    decisions = [d for d in transcript_decisions(client, made["id"]) if d.seat == 1
+                 and d.kind not in SELF_DESTRUCT_KINDS]  # answered by the standing choice, never asked
     assert decisions[0].kind == first["kind"] and not decisions[0].defaulted
     asked = [m for m in messages if m["type"] == "ask"]
     assert first["rid"] not in {m["rid"] for m in asked}  # never asked a second time
@@ -348,7 +359,10 @@ def test_a_player_gone_longer_than_the_grace_gets_defaults(client: TestClient) -
         time.sleep(0.05)
     assert room.status == "finished"
     mine = [d for d in transcript_decisions(client, made["id"]) if d.seat == 1]
-    assert mine and all(d.defaulted and "away longer than the grace" in (d.error or "") for d in mine)
+    offers = [d for d in mine if d.kind in SELF_DESTRUCT_KINDS]  # the standing choice answers: not armed
+    assert all(d.value is False for d in offers)
+    asked = [d for d in mine if d.kind not in SELF_DESTRUCT_KINDS]
+    assert asked and all(d.defaulted and "away longer than the grace" in (d.error or "") for d in asked)
 
 
 def test_the_lobby_names_what_is_wrong(client: TestClient) -> None:

@@ -178,7 +178,7 @@ def run_game(browser: Any, base: str, app: Any, shots: Path | None) -> None:
     lobby.click("#create")
     lobby.wait_for_selector("#invites a")
     rows = lobby.locator("#invites li").all()
-    invites = {int(re.search(r"\d+", row.locator("b").inner_text()).group()): row.locator("a").get_attribute("href")
+    invites = {int(re.search(r"\d+", row.locator("b").inner_text()).group()): row.locator("a").first.get_attribute("href")
                for row in rows}
     assert sorted(invites) == [1, 2]
     spectator_href = lobby.locator("#made > a").get_attribute("href")

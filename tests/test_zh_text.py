@@ -43,7 +43,7 @@ WORD = re.compile(r"[A-Za-z][A-Za-z_]+")
 #: English a Chinese prompt may hold: the JSON answer format the model must write (keys and literals), the
 #: words the human seat may type (skip/pass, y/n), the replay page's key names, and the board id beside its
 #: title on the page's subtitle (a board has no Chinese id).
-ALLOWED_WORDS = {"reasoning", "action", "notes", "beliefs", "true", "false", "null", "pass", "skip", "start",
+ALLOWED_WORDS = {"reasoning", "action", "notes", "beliefs", "summary", "self_destruct_before", "claims", "declared", "true", "false", "null", "pass", "skip", "start",
                  "direction", "asc", "desc", "PK", "speech", "seat", "kind", "Home", "End", "JSON",
                  "self_destruct"}  # JSON keys and values the answer carries, as the model must write them
 
@@ -72,7 +72,7 @@ def zh_template_strings() -> list[tuple[str, str]]:
             continue
         data = yaml.safe_load(file.read_text(encoding="utf-8"))
         data.pop("patterns", None)  # bot_speech.yaml's regular expressions read any speech, not shown text
-        for word_list in ("skip_words", "yes_words", "no_words", "asc_words", "desc_words"):
+        for word_list in ("skip_words", "yes_words", "no_words", "asc_words", "desc_words", "self_destruct_words"):
             data.pop(word_list, None)  # what a human may type, in both languages
         out += [(f"{file.name}{path}", text) for path, text in _strings(data)]
     return out
@@ -216,8 +216,11 @@ def test_ballots_read_n_hao_tou_gei_m_hao(prefix: str) -> None:
 
 
 def test_summary_memory_groups_ballots_with_dun_hao() -> None:
-    assert re.search(r"\d+号(、\d+号)+投给\d+号", _all_text("LLM summary prompt")), \
-        "no '1号、2号投给3号' ballot group in the summary memory"
+    # the votes so far, grouped by target, are full memory's state line; summary memory keeps every
+    # ballot as its own line of the record instead (#25: each fact once)
+    assert re.search(r"\d+号(、\d+号)+投给\d+号", _all_text("LLM full prompt")), \
+        "no '1号、2号投给3号' ballot group in the full memory's votes so far"
+    assert re.search(r"⚖ \d+号投给\d+号", _all_text("LLM summary prompt")), "no ballot line in the summary memory"
 
 
 @pytest.mark.parametrize("prefix", ["narration", "replay page", "LLM full prompt", "human seat"])

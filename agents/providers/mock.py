@@ -239,8 +239,9 @@ class MockProvider:
             if pool:
                 return sorted(self._rng.sample(pool, min(count, len(pool))))
             return [self.sample(items) for _ in range(count)]
-        if kind == "object":
-            return {name: self.sample(sub, name) for name, sub in (schema.get("properties") or {}).items()}
+        if kind == "object":  # the plain stand-in declares no claims and names no seat to self-destruct before
+            return {name: [] if name == "claims" else None if name == "self_destruct_before" else self.sample(sub, name)
+                    for name, sub in (schema.get("properties") or {}).items()}
         if kind == "null":
             return None
         return None

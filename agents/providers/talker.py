@@ -140,6 +140,7 @@ class TalkerProvider(MockProvider):
         self._observation: Any = None
         self._request: Any = None
         self._asked: dict[tuple[int, str], int] = {}
+        self._summarized: set[int] = set()  # the days whose summary this seat has written
 
     # ---- the side channel ------------------------------------------------------------------
     def observe(self, observation: Any, request: Any, lang: str) -> None:
@@ -161,9 +162,14 @@ class TalkerProvider(MockProvider):
         if schema is None or observation is None:
             return super()._answer(schema)
         props = schema.json_schema.get("properties") or {}
-        if kind == "day_summary":
-            return {name: self.day_summary(observation, int((request.context or {}).get("day", 1)), sub)
-                    if name == "summary" else self.sample(sub, name) for name, sub in props.items()}
+        if kind == "day_summary":  # the agent asks for the days that have ended, oldest first
+            phase = observation.events[-1].phase if observation.events else ""
+            ended = sorted({int(e.phase[1:]) for e in observation.events if e.phase.startswith("D")
+                            and e.phase[1:].isdigit() and e.phase != phase} - self._summarized)
+            day = ended[0] if ended else 1
+            self._summarized.add(day)
+            return {name: self.day_summary(observation, day, sub) if name == "summary" else self.sample(sub, name)
+                    for name, sub in props.items()}
         answer = super()._answer(schema)
         if "self_destruct" in answer:
             answer["self_destruct"] = self._rng.random() < 0.03
@@ -175,8 +181,9 @@ class TalkerProvider(MockProvider):
             text, labels = self.speech(observation, request, int(action.get("maxLength", 2000)))
             answer["action"] = text
             self.labels[text] = labels
-            if "claims" in props:
-                answer["claims"] = [c.to_json() for c in labels.own if c.what != "vote_call"]
+            if "claims" in props:  # it declares what it claims (agents.llm appends them to the speech)
+                answer["claims"] = [{"kind": c.what, "role": c.role, "seat": c.target, "result": c.result,
+                                     "night": c.night, "then": c.then} for c in labels.own if c.what != "vote_call"]
         elif isinstance(answer.get("action"), int) and request is not None and request.kind in ("vote", "pk_vote"):
             called = self.called_today(observation)
             options = (action.get("enum") or next((o.get("enum") for o in action.get("anyOf", []) if o.get("enum")), None)
@@ -191,8 +198,9 @@ class TalkerProvider(MockProvider):
         for e in reversed(observation.events):
             if e.phase != day:
                 break
-            if e.type == "speech" and e.seat == observation.seat and e.text in self.labels:
-                calls = [c.target for c in self.labels[e.text].own if c.what == "vote_call"]
+            said = spoken(self.labels, e.text) if e.type == "speech" and e.seat == observation.seat else None
+            if said is not None:
+                calls = [c.target for c in said.own if c.what == "vote_call"]
                 if calls:
                     return calls[0]
         return None
@@ -256,7 +264,7 @@ class TalkerProvider(MockProvider):
         """Claims of other seats this speech recaps: seer claims and role claims seen in their speeches."""
         out: list[Claim] = []
         for e in seen.speeches:
-            labels = self.labels.get(e.text)
+            labels = spoken(self.labels, e.text)
             if labels is None or e.seat == seat:
                 continue
             for c in labels.own:
@@ -372,21 +380,38 @@ class TalkerProvider(MockProvider):
     def day_summary(self, observation: Any, day: int, schema: dict[str, Any]) -> str:
         """The seat's own summary of day ``day``: every claim made in that day's speeches, with its day."""
         book = phrase_book(self.lang)
-        names, res = book["roles"], book["res"]
         lines = [book["summary_title"].format(day=day)]
         for e in observation.events:
             if e.type != "speech" or e.phase != f"D{day}":
                 continue
-            labels = self.labels.get(e.text)
-            for c in labels.own if labels else ():
-                if c.what == "role":
-                    lines.append(book["summary_claim"].format(n=c.by, role=names.get(c.role or "", c.role), day=day))
-                elif c.what == "check":
-                    lines.append(book["summary_check"].format(n=c.by, t=c.target, res=res[c.result or "good"], day=day))
+            labels = spoken(self.labels, e.text)
+            lines += [summary_item(book, c, day) for c in (labels.own if labels else ()) if c.what != "vote_call"]
         if len(lines) == 1:
             lines.append(book["summary_none"])
         text = ("" if self.lang == "zh" else " ").join(dict.fromkeys(lines))
         return text[: int(schema.get("maxLength", 4000))]
+
+
+def spoken(labels: dict[str, SpeechLabels], text: str) -> SpeechLabels | None:
+    """The labels of a speech as the referee recorded it: the talker's text, or that text with the line
+    of declared claims the LLM agent appended (the last line, opened by 〔)."""
+    found = labels.get(text)
+    if found is None and (at := text.rfind("\n〔")) >= 0:
+        found = labels.get(text[:at].rstrip())
+    return found
+
+
+def summary_item(book: dict[str, Any], c: Claim, day: int) -> str:
+    """How the talker's day summary states one claim (the recall audit looks for these words)."""
+    names, res = book["roles"], book["res"]
+    if c.what == "role":
+        return str(book["summary_claim"]).format(n=c.by, role=names.get(c.role or "", c.role), day=day)
+    if c.what == "check":
+        return str(book["summary_check"]).format(n=c.by, t=c.target, res=res[c.result or "good"], day=day)
+    if c.what == "badge_flow":
+        return str(book["summary_badge"]).format(n=c.by, t=c.target, m=c.then, day=day)
+    return str(book["summary_save" if c.what == "save" else "summary_guard"]).format(
+        n=c.by, t=c.target, night=c.night, day=day)
 
 
 def labels_json(labels: SpeechLabels) -> str:

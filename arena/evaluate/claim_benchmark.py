@@ -1,9 +1,10 @@
 """Precision and recall of a claims reader on labelled speeches (``tests/data/claims_*.jsonl``).
 
-Three sets: ``claims_labelled.jsonl`` (short speeches: bot transcripts and hand-written, the
-original set), ``claims_tuning.jsonl`` (chat-model-style speeches the reader was tuned on) and
-``claims_frozen.jsonl`` (chat-model-style speeches written and committed before the reader was
-touched, never tuned on: the fair estimate).
+Four sets: ``claims_labelled.jsonl`` (short speeches: bot transcripts and hand-written, the
+original set), ``claims_tuning.jsonl`` (chat-model-style speeches the reader was tuned on),
+``claims_frozen.jsonl`` (chat-model-style speeches written and committed before the first tuning
+round; held out for that round, tuned on from the second) and ``claims_frozen2.jsonl`` (written and
+committed before the second tuning round, never tuned on: the fair estimate).
 
 Each line holds a speech and what it claims, labelled by hand: ``roles`` the speaker claims,
 ``checks`` (seat, result) it reports as its own seer results (with a checking word, or stated flatly
@@ -27,7 +28,7 @@ CLAIM_TYPES = ("roles", "checks", "reported_roles", "reported_checks")
 DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
 #: the labelled sets by name, as ``benchmarks/claim_extractor.py --set`` takes them
 SETS = {"labelled": DATA_DIR / "claims_labelled.jsonl", "tuning": DATA_DIR / "claims_tuning.jsonl",
-        "frozen": DATA_DIR / "claims_frozen.jsonl"}
+        "frozen": DATA_DIR / "claims_frozen.jsonl", "frozen2": DATA_DIR / "claims_frozen2.jsonl"}
 #: a reader: speech text and seat count -> the claims it reads
 Reader = Callable[[str, int], Claims]
 #: Seat numbers in the labelled set go up to 18 (the largest shipped board).

@@ -65,7 +65,7 @@ _ZH_ROLE_STRICT = "|".join(sorted((w for w in ROLE_WORDS_ZH if len(w) > 1), key=
 _EN_RESULT = "|".join(sorted((re.escape(w) for w in RESULT_EN), key=len, reverse=True))
 _ZH_RESULT = "|".join(sorted(RESULT_ZH, key=len, reverse=True))
 _SEAT = r"(?:seat|player|number|#)?\s*#?(\d{1,2})(?!\d)"
-_ZH_SEAT = r"(\d{1,2})\s*号(?:玩家|位)?"
+_ZH_SEAT = r"(?<!\d)(\d{1,2})\s*号(?:玩家|位)?"
 
 _ZH_NUMERALS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
                 "十一": 11, "十二": 12, "十三": 13, "十四": 14, "十五": 15, "十六": 16, "十七": 17, "十八": 18}
@@ -76,16 +76,17 @@ _REPORT_VERBS_EN = (r"(?:has\s+|had\s+|just\s+|also\s+|then\s+|now\s+|openly\s+|
                     r"initially\s+|earlier\s+|yesterday\s+|today\s+|later\s+)*"
                     r"(?:claim(?:ed|s|ing)?|counter-?claim(?:ed|s|ing)?|said|says?|saying|"
                     r"(?:told|tells)\s+(?:us|everyone|everybody|the\s+table|the\s+village|me|the\s+room)|"
-                    r"opened\s+(?:with|by)|(?:was\s+|is\s+)?running\s+as|went(?=\s+(?:as\s+)?(?:the\s+)?[a-z])|"
-                    r"(?:hard|soft)-?claim(?:ed|s|ing)?|outed\s+(?:himself|herself|themselves)|are\s+claiming|"
+                    r"opened\s+(?:with|by)|(?:was\s+|is\s+)?running\s+as|ran\s+as|runs\s+as|counter(?:ed|s)?(?=\s+with)|went(?=\s+(?:as\s+)?(?:the\s+)?[a-z])|"
+                    r"(?:hard|soft|fake)-?claim(?:ed|s|ing)?|outed\s+(?:himself|herself|themselves)|are\s+claiming|"
                     r"put(?=\s+a\s)|puts(?=\s+a\s)|"
                     r"jump(?:ed|s|ing)?|announc(?:ed|es)|call(?:ed|s)|gave|gives?|declar(?:ed|es)|report(?:ed|s)|"
                     r"insist(?:ed|s)|accus(?:ed|es)|checked|checks|verified|label(?:l?ed|s)|nam(?:ed|es)|stated?|"
                     r"states|reveal(?:ed|s)|pretend(?:ed|s|ing)|came\s+out|comes\s+out|is\s+claiming|was\s+claiming)\b")
 # a seat right after "on"/"at"/"of" is an object ("my check on #5 says wolf"), not a speaker
-_NOT_AN_OBJECT = "".join(rf"(?<!\b{w}\s)(?<!\b{w})" for w in ("on", "at", "of", "to", "vote", "checked", "check"))
-FRAME_EN = re.compile(rf"(?<![A-Za-z])(?:according\s+to\s+{_SEAT}|{_NOT_AN_OBJECT}{_SEAT}(?:'s)?(?:,?\s+who)?\s+"
-                      rf"{_REPORT_VERBS_EN}|"
+_NOT_AN_OBJECT = "(?<![#\\d])" + "".join(rf"(?<!\b{w}\s)(?<!\b{w})" for w in ("on", "at", "of", "to", "vote", "checked",
+                                                                                 "check"))
+FRAME_EN = re.compile(rf"(?<![A-Za-z])(?:according\s+to\s+{_SEAT}|(?<![#\d]){_SEAT},?\s+who\s+{_REPORT_VERBS_EN}|"
+                      rf"{_NOT_AN_OBJECT}{_SEAT}(?:'s)?\s+{_REPORT_VERBS_EN}|"
                       rf"{_SEAT}'s\s+(?:(?:{_EN_ROLE})\s+)?(?:claim|check|checks|story|result|results|gold\s+water|"
                       rf"kill|wolf\s+check)|{_SEAT}\s+is\s+(?:our|the)\s+(?:only\s+)?(?:{_EN_ROLE})\s+(?:claim|claimant)\b)",
                       re.I)
@@ -97,6 +98,7 @@ JOINT_FRAME_ZH = re.compile(rf"{_ZH_SEAT}(?:和|与|跟|、)(?:\s*){_ZH_SEAT}(?:
 #: "he said", "his check", and a clause that opens on a bare report verb ("then said 9 is a wolf", 后来又说…)
 PRONOUN_FRAME_EN = re.compile(rf"\b(?:he|she)\s+{_REPORT_VERBS_EN}|\b(?:his|her)\s+(?:only\s+|first\s+|second\s+)?"
                               rf"(?:check|checks|result|results|gold\s+water|kill|wolf\s+check)\b|"
+                              rf"\b(?:his|her)\s+(?:{_EN_ROLE})\s+(?:counter-?)?claim\b|"
                               rf"^\W*(?:and\s+|then\s+|later\s+)?(?:also\s+)?(?:said|claimed|says|claims)\b|"
                               rf"\byou\s+(?:said|say|claimed|claim|told\s+us)\b", re.I)
 # a few words may stand between the seat and the verb: 9号警上首置位起跳, 8号第一天说
@@ -104,16 +106,25 @@ _ZH_REPORT = (r"(?:刚才|之前|昨天|今天|也|还|又|先|直接|首置位|
               r"(?:[^\d，,。；;！？!?：:号我你他她的是\s“”\"「」]{0,6}?)"
               r"(?:起跳了?|跳了?|悍跳了?|对跳了?|说(?!明|服|不定|实话|得|过)了?|声称|自称|称|表示|认了?|报了?|给了?|"
               r"发了?|验了?|查验了?|告诉(?:大家|我们|所有人)|号称|声明|认下了?|"
-              r"查了(?!杀)|的查杀|的金水|的验人|拍了?|亮了?|穿了?|那张|这张|冒充了?|报的|是悍跳)")
+              r"查了(?!杀)|的查杀|的金水|的验人|的遗言|的说法|的发言|遗言|拍了?|亮了?|穿了?|那张|这张|冒充了?|报的|是悍跳)")
 _ZH_NOT_A_SUBJECT = r"(?<![给验查对投和跟踩出保认救毒守杀向把被是打归像信与跟了])(?<!我的)"
 FRAME_ZH = re.compile(rf"{_ZH_NOT_A_SUBJECT}{_ZH_SEAT}{_ZH_REPORT}")
 #: 5号预言家给了2号查杀, 站边9号预言家: a seat named with the role it claimed
-SEAT_ROLE_ZH = re.compile(rf"(?<![给验查对投和跟踩出保认救毒守杀向把被打归像信与跟了])(?<!我的){_ZH_SEAT}(?:的)?(预言家|女巫|猎人|守卫|白痴)"
-                          rf"(?=给|的|发|验|说|报|首|昨|查|金|[。，,；;]|\s*$)")
+SEAT_ROLE_ZH = re.compile(rf"(?<![给验查对投和跟踩出保认救毒守杀向把被打归像信与跟了])(?<!我的){_ZH_SEAT}(?:的|这张|那张)?(预言家|女巫|猎人|守卫|白痴)"
+                          rf"(?=给|的|发|验|说|报|首|昨|查|金|我|[。，,；;]|\s*$)")
 #: 2号起跳之后…: 起跳 with no role named is a seer claim
 JUMPED_ZH = re.compile(rf"{_ZH_NOT_A_SUBJECT}{_ZH_SEAT}(?:首置位|前置位|后置位|警上|昨天|第一天)?(?:起跳|对跳|悍跳)了?(?=之后|以后|后|的时候|[，,。；;])")
 #: 跳预言家的是5号和10号
 JUMPED_ARE_ZH = re.compile(rf"(?:起跳|对跳|跳)({_ZH_ROLE_STRICT})的(?:是|有)((?:\s*\d{{1,2}}\s*号\s*(?:和|与|跟|、)?)+)")
+#: …，女巫是6号，猎人是8号 after 跳预言家的是4号和12号: the same inventory of claims goes on
+INVENTORY_MORE_ZH = re.compile(rf"[，,、]\s*({_ZH_ROLE_STRICT})(?:是|为)\s*(\d{{1,2}})\s*号(?=[，,、。；;]|\s*$)")
+#: 只有一个预言家起跳，就是3号; 真预言家10号已经出来了; 5号和8号两个预言家; 11号你为什么说你是女巫
+SEAT_CLAIMED_ZH = [
+    re.compile(rf"({_ZH_ROLE_STRICT})(?:起跳|跳出来|出来)了?[，,]\s*(?:就是|是)\s*(\d{{1,2}})\s*号"),
+    re.compile(rf"(?:真|假)?({_ZH_ROLE_STRICT})\s*(\d{{1,2}})\s*号(?:已经|也|刚才)?(?:跳出来|出来|起跳|站出来)了"),
+    re.compile(rf"(\d{{1,2}})\s*号(?:和|与|跟|、)(\d{{1,2}})\s*号(?:这)?(?:两个|俩)({_ZH_ROLE_STRICT})"),
+    re.compile(rf"(\d{{1,2}})\s*号你?(?:为什么|凭什么|怎么)(?:要)?(?:说|跳|报|认)(?:你|自己)?(?:是)?({_ZH_ROLE_STRICT})"),
+]
 CHECKED_BY_EN = re.compile(rf"{_SEAT},?\s+(?:who|whom)\s+{_SEAT}\s+(?:checked|called|named|labell?ed|verified)\s+"
                            rf"(?:as\s+)?({_EN_RESULT})\b", re.I)
 #: 7号是5号预言家给的金水: a check the second seat gave the first
@@ -133,25 +144,33 @@ OWN_RESULT = re.compile(r"\bmy\s+(?:wolf\s+|good\s+|kill\s+)?(?:check|gold\s+wat
 
 _EN_ADJ = r"(?:(?:the|a|an|your|our|real|true|actual|only|genuine|legit|one|just|simple|plain|ordinary|vanilla)\s+)*"
 SELF_ROLE_EN = [
-    re.compile(rf"\bI(?:'m|\s+am|\s+really\s+am|\s+am\s+really|'m\s+actually|\s+am\s+actually)\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
+    re.compile(rf"\bI(?:'m|\s+am|\s+really\s+am|\s+am\s+really|'m\s+actually|\s+am\s+actually)\s+{_EN_ADJ}({_EN_ROLE})\b"
+               rf"(?!\s+hunt)", re.I),
     re.compile(rf"\bI(?:\s+|(?='))(?:claim|am\s+claiming|'m\s+claiming|hereby\s+claim|will\s+claim|declare\s+myself)\s+"
                rf"(?:to\s+be\s+)?{_EN_ADJ}({_EN_ROLE})\b", re.I),
     re.compile(rf"\bas\s+(?:the|a|an)\s+({_EN_ROLE}),?\s+I\b", re.I),
     re.compile(rf"\b({_EN_ROLE})\s+here\b", re.I),
     re.compile(rf"\bthe\s+({_EN_ROLE})\s+is\s+me\b", re.I),
-    re.compile(rf"\bmy\s+(?:card|role|identity)\s+is\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
+    re.compile(rf"\bmy\s+(?:actual\s+|real\s+|true\s+)?(?:card|role|identity)\s+is\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
+    # "Coming out as the seer now.", "My night results, as the seer:", "Last words: I was the hunter."
+    re.compile(rf"^\W*(?:I'm\s+|I\s+am\s+)?coming\s+out\s+as\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
+    re.compile(rf"[,;]\s*as\s+(?:the\s+|a\s+|an\s+)({_EN_ROLE})\s*[:,]", re.I),
+    re.compile(rf"^\W*last\s+words?\s*[:,—–-]\s*I\s+was\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
     re.compile(rf"\bI\s+(?:hold|have)\s+the\s+({_EN_ROLE})\s+card\b", re.I),
     # "Let me jump: seer.", "I have to come out now as the seer.", "I'll claim: hunter."
     re.compile(rf"\b(?:let\s+me|I'll|I\s+will|I\s+have\s+to|I\s+must|I'm\s+going\s+to|I\s+need\s+to|time\s+to|"
                rf"I\s+hereby)\s+(?:jump|claim|come\s+out|reveal|hard-?claim)\s*(?:now\s+)?(?:as\s+)?[:\-—–]?\s*(?:as\s+)?"
                rf"{_EN_ADJ}({_EN_ROLE})\b", re.I),
     # "Claim: Seer", "Role: Guard", "I am: the guard", "Claiming seer.", "Seer claim."
-    re.compile(rf"^\W*(?:claim|claiming|role|my\s+role|identity|my\s+identity|card|my\s+card|I\s+am|I'm)\s*[:\-—–]\s*"
+    re.compile(rf"(?:^|[,;]\s)\W*(?:claim|claiming|role|my\s+role|identity|my\s+identity|card|my\s+card|I\s+am|I'm)\s*[:\-—–]\s*"
                rf"{_EN_ADJ}({_EN_ROLE})\b", re.I),
-    re.compile(rf"^\W*(?:claiming|I'm\s+claiming)\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
+    re.compile(rf"^\W*(?:claiming|I'm\s+claiming|jumping|I'm\s+jumping)\s+{_EN_ADJ}({_EN_ROLE})\b", re.I),
     re.compile(rf"^\W*({_EN_ROLE})\s+claim\b(?!\s+(?:from|by|of)\b)", re.I),
     re.compile(rf"^\W*as\s+(?:the\s+|a\s+|an\s+)?({_EN_ROLE})\s*[,:]", re.I),
-    re.compile(rf"\bspeaking\s+as\s+(?:the\s+|a\s+|an\s+)?({_EN_ROLE})\b", re.I),
+    re.compile(rf"\b(?:speak|speaking|talking|my\s+read|my\s+view|my\s+take)\s+as\s+(?:the\s+|a\s+|an\s+)?({_EN_ROLE})\b",
+               re.I),
+    # "#5 is not the seer, I am."
+    re.compile(rf"(?:seat\s+|player\s+|#)?\d{{1,2}}\s+(?:is\s+not|isn't)\s+the\s+({_EN_ROLE})\s*[,;—–-]\s*I\s+am\b", re.I),
     re.compile(r"\bmy\s+(seer)\s+(?:log|record|results|checks|history|report)\b", re.I),
     # "If I die tonight, know that I was the witch.": a claim made for after one's death
     re.compile(rf"\bif\s+I\s+(?:die|get\s+killed|am\s+killed|get\s+knifed|am\s+knifed|get\s+exiled|am\s+exiled|"
@@ -159,7 +178,7 @@ SELF_ROLE_EN = [
                re.I),
 ]
 SELF_ROLE_ZH = [
-    re.compile(rf"(?:我|本人)(?:才|就|只|也|真的|确实|其实|这边|这里|这张牌|的身份|的底牌)?(?:是|就是|才是)"
+    re.compile(rf"(?:我|本人)(?:自己|这张牌|的牌|的身份|的底牌)?(?:才|就|只|也|真的|确实|其实|这边|这里|本身)?(?:是|就是|才是)"
                rf"(?:真的?|一张|一个|一名|个|张)?({_ZH_ROLE})(?!的|给|查|验|发|刀|口|队|坑|人数|票|杀)"),
     re.compile(rf"(?:我|本人)(?:这里|这边|直接|先|就|要|来)?(?:起跳|跳|认|拍|亮|报)了?(?:个|一下)?(?:身份)?[:：]?\s*(?:真)?"
                rf"({_ZH_ROLE_STRICT})"),
@@ -167,6 +186,8 @@ SELF_ROLE_ZH = [
     # 守卫在这里, 猎人牌，别乱投我, 预言家起跳, 我是闭眼好人，平民
     re.compile(rf"^\W*({_ZH_ROLE_STRICT})(?:在这里|在这|在此|就是我|牌(?=[，,。！!])|起跳)"),
     re.compile(r"我是(?:闭眼)?好人[，,]\s*(平民|村民|民牌)(?=[。，,；;！!]|\s*$)"),
+    re.compile(rf"\d{{1,2}}\s*号不是({_ZH_ROLE_STRICT})[，,]\s*我才是"),
+    re.compile(r"(?:(?:我|本人)(?:就|也|只)?|[，,]\s*(?:就|只)?)(?:是)?一张(民牌|平民|村民|民)(?![^，,。；;！!]{0,2}(?:的|吗))"),
     re.compile(rf"^\W*(?:本人|我)({_ZH_ROLE_STRICT})(?=[，,。\s]|$)"),
     re.compile(rf"({_ZH_ROLE_STRICT})(?:牌)?(?:是我|在我这|在我手)"),
     re.compile(rf"(?:作为|身为)(?:一[张个名])?(?:真)?({_ZH_ROLE_STRICT})"),
@@ -177,12 +198,14 @@ SELF_ROLE_ZH = [
 REPORTED_ROLE_EN = [
     re.compile(rf"\b(?:he|she)(?:'s|\s+is|\s+was)\s+(?:really\s+)?{_EN_ADJ}({_ROLE_NO_WOLF_EN})\b", re.I),
     re.compile(rf"(?:claim(?:ed|s|ing)?(?:\s+is)?|counter-?claim(?:ed|s|ing)?|jump(?:ed|s|ing)?|announc(?:ed|es)|"
-               rf"(?:told|tells)\s+(?:us|everyone|everybody|the\s+table|the\s+village|me|the\s+room)|running\s+as|went|"
-               rf"(?:hard|soft)-?claim(?:ed|s|ing)?|outed\s+(?:himself|herself|themselves)\s+as|"
+               rf"(?:told|tells)\s+(?:us|everyone|everybody|the\s+table|the\s+village|me|the\s+room)|running\s+as|ran\s+as|runs\s+as|went|"
+               rf"(?:hard|soft|fake)-?claim(?:ed|s|ing)?|outed\s+(?:himself|herself|themselves)\s+as|"
+               rf"call(?:ed|s)\s+(?:himself|herself|themselves)|"
                rf"declar(?:ed|es)|said|says?|stated?|states|reveal(?:ed|s)|pretend(?:ed|s|ing)|came\s+out|comes\s+out)"
                rf"\s+(?:to\s+be\s+|as\s+|that\s+)?(?:(?:he|she|you|they)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\s+)?{_EN_ADJ}"
                rf"({_ROLE_NO_WOLF_EN})\b", re.I),
     re.compile(rf"\b(?:story|claim|role|identity)\s*[:\-—–]\s*{_EN_ADJ}({_ROLE_NO_WOLF_EN})\b", re.I),
+    re.compile(rf"\b(?:his|her|their)\s+({_ROLE_NO_WOLF_EN})\s+(?:counter-?)?claim\b", re.I),
 ]
 FAKE_ROLE_EN = re.compile(rf"{_SEAT}\s+(?:is|was)\s+(?:a|the)\s+(?:fake|false|lying|bogus)\s+({_EN_ROLE})\b", re.I)
 FAKE_ROLE_EN_2 = re.compile(rf"\b(?:fake|false)\s+({_EN_ROLE})\s+{_SEAT}", re.I)
@@ -192,8 +215,17 @@ FAKE_ONE_EN = re.compile(rf"\breal\s+({_ROLE_NO_WOLF_EN})\b[^.;!?]*?{_SEAT}\s+(?
 #: "#3's seer claim", "the seer claim from #10"
 CLAIM_OF_EN = re.compile(rf"{_SEAT}'s\s+({_ROLE_NO_WOLF_EN})\s+claim\b|\b({_ROLE_NO_WOLF_EN})\s+claim\s+(?:from|by|of)\s+{_SEAT}|"
                          rf"{_SEAT}'s\s+claim\s+of\s+(?:the\s+)?({_ROLE_NO_WOLF_EN})\b|"
-                         rf"{_SEAT}\s+is\s+(?:our|the)\s+(?:only\s+)?({_ROLE_NO_WOLF_EN})\s+(?:claim|claimant)\b", re.I)
+                         rf"{_SEAT}\s+is\s+(?:our|the)\s+(?:only\s+)?({_ROLE_NO_WOLF_EN})\s+(?:claim|claimant)\b|"
+                         rf"{_SEAT},?\s+your\s+(?:counter-?)?claim\s+(?:of|as|to\s+be)\s+(?:the\s+|a\s+)?({_ROLE_NO_WOLF_EN})\b|"
+                         rf"{_SEAT},?\s+your\s+({_ROLE_NO_WOLF_EN})\s+(?:counter-?)?claim\b", re.I)
+#: "I don't know who the seer is. #3 claims it": the role last spoken of
+CLAIMED_IT_EN = re.compile(r"\b(?:claim(?:s|ed)?|counter-?claim(?:s|ed)?)\s+it\b", re.I)
+_ROLE_SPOKEN_EN = re.compile(rf"\b({_ROLE_NO_WOLF_EN})\b", re.I)
+#: "#9 is the seer (he claimed it …)", "#4 is the seer — he said so himself": a claim, not only a belief
+SAID_SO_EN = re.compile(rf"{_SEAT}\s+is\s+the\s+({_ROLE_NO_WOLF_EN})\s*(?:[(—–,-]|\s-)\s*(?:as\s+)?(?:he|she|they)\s+"
+                        rf"(?:said\s+so|claimed\s+it|claimed\s+so|told\s+us)", re.I)
 REPORTED_ROLE_ZH = [
+    re.compile(rf"(?:^|[，,])\W*(?:他|她)(?:自己)?(?:说)?(?:是|才是)(?:真的?)?({_ZH_ROLE_STRICT})(?!的|给|查|验|发)"),
     re.compile(rf"(?:起跳|跳|悍跳|对跳|声称|自称|号称|声明|称|说|认下|认|拍|亮|报|冒充|告诉(?:大家|我们|所有人))(?:了|的)?(?:说)?"
                rf"(?:个|一个|一张)?(?:自己|他|她|你)?(?:的?身份)?(?:是)?(?:真|假)?(?:的)?"
                rf"({_ZH_ROLE_STRICT})"),
@@ -208,9 +240,10 @@ HEDGE_EN = re.compile(r"\b(?:think|thinks|believe|suspect|suspicious|maybe|perha
                       r"looks?|feel|guess|likely|possibly|lean|leaning|read|vibe|doubt|afraid|wonder|hunch|smell)\b"
                       r"|\bif\b|\bwhether\b", re.I)
 HEDGE_ZH = re.compile(r"觉得|怀疑|可能|像|感觉|应该|估计|大概|也许|或许|猜|盘|倾向|认为|好像|似乎|如果|假如|要是|万一|不排除|嫌疑|踩")
-NEGATION_EN = re.compile(r"\b(?:not|never|n't|no\s+longer|nobody|no\s+one|neither|nor)\b|n't\b", re.I)
+NEGATION_EN = re.compile(r"\b(?:not|never|n't|no\s+longer|nobody|no\s+one|neither|nor|without)\b|n't\b", re.I)
 NEGATION_ZH = re.compile(r"不(?!过)|没|并非|别|非")
 HYPOTHETICAL_EN = re.compile(r"\b(?:if|suppose|supposing|imagine|pretend|would|were|whether|unless|assuming|"
+                             r"(?:will|would|might|may|going\s+to)\s+(?:say|claim|tell|call|accuse)|"
                              r"in\s+case|hypothetically|as\s+if)\b", re.I)
 HYPOTHETICAL_ZH = re.compile(r"如果|假如|要是|假设|万一|倘若|就算|即使|即便|假若|若是|哪怕")
 
@@ -223,14 +256,15 @@ CHECKS_EN = [
                 rf"turned\s+out(?:\s+to\s+be)?|result(?:\s+is|\s+was)?|and|he's|she's|he\s+is|she\s+is)\b|[:=\-–—,])\s*"
                 rf"(?:as\s+)?({_EN_RESULT})\b", re.I), 1, 2),
     # "gave 8 a gold water", "gave 8 a kill"
-    (re.compile(rf"\bgave\s+{_SEAT}\s+(?:a|my)\s+(gold\s+water|kill|wolf\s+check|good\s+check)\b", re.I), 1, 2),
+    (re.compile(rf"\b(?:gave|given)\s+{_SEAT}\s+(?:a|my)\s+(gold\s+water|kill|wolf\s+check|good\s+check)\b", re.I), 1, 2),
     # "8 is my gold water", "8 is my wolf check"
     (re.compile(rf"{_SEAT}\s+(?:is|was)\s+(?:my|his|her)\s+(gold\s+water|kill|wolf\s+check|good\s+check|"
                 rf"wolf|good)\b(?!\s+(?:read|reads|vibe|feel|suspect|lean|guess|pick|target|call|candidate))", re.I), 1, 2),
     # "gold water on 3", "kill on 8"
     (re.compile(rf"\b(gold\s+water|kill\s+check|wolf\s+check|kill|gold)\s+(?:on|to|for|is)\s+{_SEAT}\b", re.I), 2, 1),
     # "my wolf is #8"
-    (re.compile(rf"\bmy\s+(wolf|gold\s+water|kill|wolf\s+check|good\s+check)\s+(?:is|was)\s+{_SEAT}\b", re.I), 2, 1),
+    (re.compile(rf"\bmy\s+(wolf|gold\s+water|kill|wolf\s+check|good\s+check)(?:\s+(?:from|of|on)\s+(?:the\s+)?[\w-]+"
+                rf"(?:\s+night)?)?\s+(?:is|was)\s+{_SEAT}\b", re.I), 2, 1),
     # "Seat 3 — checked — werewolf"
     (re.compile(rf"{_SEAT}\s*[—–\-:]\s*checked\s*[—–\-:]\s*({_EN_RESULT})\b", re.I), 1, 2),
     # "wolf check, #6. Gold water, #2."
@@ -244,25 +278,40 @@ CHECKS_EN = [
     # "named #4 as his wolf check", "#1 as a wolf check"
     (re.compile(rf"{_SEAT}\s+as\s+(?:a|an|his|her|my|the)\s+(wolf\s+check|good\s+check|gold\s+water|kill)\b", re.I), 1, 2),
     # "his check is 7 wolf", "my result on 4: good"
-    (re.compile(rf"\b(?:check|result)\s+(?:is|was|on)\s+{_SEAT}\s*(?::|=|-|,|as|is|was)?\s*(?:a\s+)?({_EN_RESULT})\b",
+    (re.compile(rf"\b(?:check|result)\s+(?:is|was|on)\s+{_SEAT}\s*(?::|=|-|,?\s*who(?:\s+is|'s)|,|as|is|was)?\s*(?:a\s+)?"
+                rf"({_EN_RESULT})\b",
                 re.I), 1, 2),
     # "called 8 a wolf", "labelled 8 as good"
     (re.compile(rf"\b(?:call(?:ed|s)?|label(?:l?ed|s)|nam(?:ed|es)|mark(?:ed|s)?)\s+{_SEAT}\s+(?:as\s+)?({_EN_RESULT})\b",
                 re.I), 1, 2),
     # "gave #2 as good"
     (re.compile(rf"\bgave\s+{_SEAT}\s+as\s+(?:a\s+)?(good|wolf|werewolf)\b", re.I), 1, 2),
+    # "My night-one check, #6, came back as a werewolf."
+    (re.compile(rf"\b(?:check|result)\s*[,:—–-]\s*{_SEAT}\s*[,—–-]?\s*(?:(?:came\s+back|was|is|turned\s+out)(?:\s+as|\s+to\s+be)?"
+                rf"\s+|result\s*(?:[:=]|is|was)\s*)({_EN_RESULT})\b", re.I), 1, 2),
+    # "#6 claimed seer and cleared #12"
+    (re.compile(rf"\b(cleared)\s+{_SEAT}\b", re.I), 2, 1),
+    # "My second was #4, a good player."
+    (re.compile(rf"\bmy\s+(?:first|second|third|fourth|last|latest|other)(?:\s+one|\s+check)?\s+(?:is|was)\s+{_SEAT}"
+                rf"(?:\s+(?:himself|herself))?\s*"
+                rf"(?:[,:=—–-]|,?\s*who(?:\s+is|'s)|\s+as|\s+and\s+(?:he|she)(?:\s+is|'s))\s*({_EN_RESULT})\b", re.I), 1, 2),
 ]
+#: "two gold waters: 4 and 11", "my wolf checks are #3 and #9"
+CHECK_LIST_EN = re.compile(rf"\b(?:my|two|three|both)\s+(gold\s+waters|wolf\s+checks|kills|good\s+checks)\s*(?:[:：]|are|were)\s*"
+                           rf"((?:(?:seat\s+|player\s+|#)?\d{{1,2}}(?:\s*,\s*|\s+and\s+|\s*$|(?=\W)))+)", re.I)
 #: "gave 8 a kill", "kill on 8", "called 8 a wolf", "#4 as a wolf check": a check only with "I"/"my" before
 #: it or from a seer claim, since a speaker says them of others' checks as often as of its own
-WEAK_CHECKS_EN = frozenset(CHECKS_EN[i][0] for i in (1, 3, 6, 9, 11, 12))
+WEAK_CHECKS_EN = frozenset(CHECKS_EN[i][0] for i in (1, 3, 6, 9, 11, 12, 14))
+#: "5 called 8 a wolf": another seat's check only if the speech says that seat claims seer
+WEAK_REPORTED_EN = frozenset(CHECKS_EN[i][0] for i in (11,))
 LOOSE_EN = re.compile(rf"(?<![\d.])(?:seat\s+|player\s+|#)?(\d{{1,2}})(?!\d)\s*(?:,?\s*(?:is|was|'s)\s+(?:definitely\s+|"
                       rf"certainly\s+|100%\s+|also\s+)?|came\s+back\s+(?:as\s+)?|:\s*|=\s*|-\s*|—\s*|–\s*|"
-                      rf"\s(?=(?:good|wolf|werewolf|innocent|clean)\b))"
+                      rf"\s+(?=(?:good|wolf|werewolf|innocent|clean)\b))"
                       rf"({_EN_RESULT})\b", re.I)
 PRONOUN_RESULT_EN = re.compile(rf"^\s*(?:(?:the\s+)?result\s*(?:[:=]|is|was)\s*|(?:and\s+)?(?:he|she|they|it)\s*(?:is|was|'s|"
                                rf"came\s+back(?:\s+as)?|came\s+up|turned\s+out\s+to\s+be)\s+)({_EN_RESULT})\b", re.I)
 CHECKS_ZH = [
-    (re.compile(rf"(?:验了?|查验了?|查了|验的是|验人是?)\s*[:：]?\s*{_ZH_SEAT}[^。！？；]{{0,12}}?(?<![不没])(?:是|为|结果是?|身份是|，|,|：|:|—+|-+)\s*"
+    (re.compile(rf"(?:验了?|查验了?|查了|验的是|验的|验人是?)\s*[:：]?\s*{_ZH_SEAT}[^。！？；]{{0,12}}?(?<![不没])(?:是|为|结果是?|身份是|，|,|：|:|—+|-+)\s*"
                 rf"(?:一[匹只张])?({_ZH_RESULT})"), 1, 2),
     (re.compile(rf"{_ZH_SEAT}\s*[=:：，,]?\s*(?:是|为)?\s*(?:我的|我给的|他的|她的)?\s*(查杀|金水)"), 1, 2),
     (re.compile(rf"(查杀|金水)(?:\s*(?:给了?|给的是|给的|是|发给了?|发了?|在)\s*)?{_ZH_SEAT}"), 2, 1),
@@ -327,7 +376,7 @@ _RECAP_EN = re.compile(rf"^\s*(?:seat\s+|player\s+)?#?(\d{{1,2}})\s*(?:[:|→\-�
                        rf"(?:(?:claims?|claimed|counter-?claims?|counter-?claimed|says?|said|jumped|jumps)\s+)?"
                        rf"(?:the\s+|a\s+|an\s+)?({_ROLE_NO_WOLF_EN})\b(.*)$", re.I)
 _RECAP_ZH = re.compile(rf"^\s*(\d{{1,2}})\s*号(?:位|玩家)?\s*[:：|→\-—=]\s*"
-                       rf"(?:起跳|对跳|悍跳|跳|声称|自称|认)?了?(?:是)?({_ROLE_NO_WOLF_ZH})(.*)$")
+                       rf"(?:起跳|对跳|悍跳|跳|声称|自称|认|报)?了?(?:是)?({_ROLE_NO_WOLF_ZH})(.*)$")
 #: a quote of speech: "…", “…”, 「…」, 『…』
 _QUOTE = re.compile(r'"([^"\n]{3,400})"|“([^”\n]{3,400})”|「([^」\n]{3,400})」|『([^』\n]{3,400})』')
 _QUOTE_FIRST_PERSON = re.compile(r"\bI\b|\bI'm\b|\bmy\b|\bme\b|我", re.I)
@@ -338,26 +387,29 @@ _ATTRIBUTION_BEFORE = re.compile(r"(?:seat\s+|player\s+|#)?(\d{1,2})(?:\s*号(?:
 _ATTRIBUTION_AFTER = re.compile(r"^\s*[—–\-,，]*\s*(?:that's|that\s+is|this\s+is|is)\s+what\s+(?:seat\s+|player\s+|#)?"
                                 r"(\d{1,2})\b|^\s*[—–\-,，]*\s*(?:是|这是)?(\d{1,2})号(?:说的|的原话|原话)", re.I)
 _ATTRIBUTION_VERB = re.compile(r"said|says|say|saying|told|tells|opened|claimed|claims|wrote|announced|declared|"
-                               r"quote|went|put\s+it|spoke|words|说|讲|原话|表示|声称|发言", re.I)
+                               r"quote|went|put\s+it|spoke|words|说|讲|原话|表示|声称|发言|那段|这段", re.I)
 
 
 def _emoji_line(line: str, zh: bool) -> str:
-    """✅ / ❌ / 🐺 as the result they stand for, unless the line already says it in words."""
-    has_word = bool(_RESULT_WORD.search(_EMOJI_ANY.sub("", line)))
+    """✅ / ❌ / 🐺 as the result they stand for, unless the words beside it (same clause) say it."""
     good, wolf = ("好人", "狼人") if zh else ("good", "wolf")
 
-    def result(ch: str) -> str:
-        if has_word:
-            return " "
+    def worded(text: str, pos: int) -> bool:
+        start = max(text.rfind(ch, 0, pos) for ch in ",.;，。；|") + 1
+        ends = [i for i in (text.find(ch, pos) for ch in ",.;，。；|") if i != -1]
+        return bool(_RESULT_WORD.search(_EMOJI_ANY.sub("", text[start:min(ends) if ends else len(text)])))
+
+    def result(ch: str, text: str, pos: int) -> str:
+        if worded(text, pos):  # the words say it: an emoji only separates ("✅ 4号 金水 ❌ 11号 查杀")
+            return "，" if zh else " "
         return f" {good} " if ch in _EMOJI_GOOD else f" {wolf} " if ch in _EMOJI_WOLF else " "
 
     # a result before its seat ("🐺 #10", "✅ 4号") goes after it
     seat = r"((?:seat\s+|player\s+|#)?\d{1,2}(?:\s*号)?)"
-    if has_word:  # the words say it: an emoji only separates ("✅ 4号 金水 ❌ 11号 查杀")
-        return _EMOJI_ANY.sub("，" if zh else " ", line)
-    line = re.sub(rf"([{_EMOJI_GOOD}{_EMOJI_WOLF}])\uFE0F?\s*{seat}", lambda m: f"{m.group(2)}{result(m.group(1))}",
+    line = re.sub(rf"([{_EMOJI_GOOD}{_EMOJI_WOLF}])\uFE0F?\s*{seat}",
+                  lambda m: m.group(0) if worded(line, m.start()) else f"{m.group(2)}{result(m.group(1), line, m.start())}",
                   line, flags=re.I)
-    line = "".join(result(ch) if ch in _EMOJI_GOOD or ch in _EMOJI_WOLF else ch for ch in line)
+    line = "".join(result(ch, line, i) if ch in _EMOJI_GOOD or ch in _EMOJI_WOLF else ch for i, ch in enumerate(line))
     return _EMOJI_ANY.sub(" ", line)
 
 
@@ -367,6 +419,9 @@ def _recap_line(line: str, zh: bool) -> str | None:
     if not m:
         return None
     seat, role, rest = m.group(1), m.group(2), m.group(3)
+    other = re.match(r"^\s*[,;，；]\s*(.*)$", rest)
+    if other and (FRAME_ZH if zh else FRAME_EN).match(other.group(1)):
+        return (f"{seat}号声称是{role}。" if zh else f"#{seat} claimed {role}. ") + other.group(1)
     rest = re.sub(rf"(?:seat\s+|player\s+|#)?{seat}\s*(?:号)?\s*(?:→|->|=>)", " ", rest, flags=re.I)
     rest = re.sub(r"→|->|=>", ": ", rest).strip(" \t,，;；:：|—–-")
     if zh:
@@ -421,7 +476,8 @@ def _lift_quotes(text: str) -> tuple[str, list[tuple[int, str]]]:
         line_before = text[:m.start()].rsplit("\n", 1)[-1]
         seat: int | None = None
         before = _ATTRIBUTION_BEFORE.search(line_before[-80:])
-        if before and (_ATTRIBUTION_VERB.search(before.group(2)) or before.group(2).strip() in (":", "：")):
+        quoting = before is not None and re.search(r"\bquot(?:e|ing)\s*$", line_before[:before.start()][-80:].strip() + " ")
+        if before and (_ATTRIBUTION_VERB.search(before.group(2)) or before.group(2).strip() in (":", "：") or quoting):
             seat = int(before.group(1))
         else:
             after = _ATTRIBUTION_AFTER.match(text[m.end():m.end() + 60])
@@ -491,8 +547,38 @@ _CLAIMANT_AFTER = re.compile(rf"((?:seat\s+|player\s+|#)\d{{1,2}}),\s+the\s+(?:(
                              rf"(?:({_ROLE_NO_WOLF_EN})\s+)?claimant,", re.I)
 
 
+_SEAT_TOKEN = r"(?:seat\s+|player\s+|#)\d{1,2}"
+#: "Two seer claims: #3 (gold on #6) and #9 (wolf on #3)", "One witch claim: #6", "the seer claimants are #5 and #10"
+_CLAIM_LIST = re.compile(rf"\b(?:(?:the\s+)?(?:one|two|three|four|both|only)\s+|the\s+)?({_ROLE_NO_WOLF_EN})\s+"
+                         rf"(?:claims?|claimants?|claimers?)\s*(?:[:：]|\b(?:are|were|is|was)\b)\s*"
+                         rf"((?:{_SEAT_TOKEN}(?:\s*\([^()]*\))?(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)?)+)", re.I)
+_LIST_ITEM = re.compile(rf"({_SEAT_TOKEN})(\s*\([^()]*\))?", re.I)
+#: "…, #7, had claimed guard", "the real seer, #10, already checked #3": the seat is the subject
+_APPOSED_SEAT = re.compile(rf"(?:(?<=,\s)|(?<=[—–]\s))({_SEAT_TOKEN}),\s+(?=(?:(?:already|also|then|had|has|just|first|"
+                           rf"originally|earlier)\s+)*(?:claimed|said|checked|told|gave|called)\b)|"
+                           rf"({_SEAT_TOKEN}),\s+(?=(?:already|also|then|had|has|just|originally|earlier)\s+"
+                           rf"(?:claimed|said|checked|told|gave|called)\b)", re.I)
+#: "#3 — the self-proclaimed seer —"
+_DASHED_CLAIM = re.compile(rf"({_SEAT_TOKEN})\s*[—–]\s*the\s+(?:self-proclaimed|claimed|so-called|alleged|self-claimed)\s+"
+                           rf"({_ROLE_NO_WOLF_EN})\s*[—–]", re.I)
+#: "#6 witch" beside "#4 seer (gold on #6)" in one list
+_BARE_SEAT_ROLE = re.compile(rf"(?:^|(?<=[,;:]\s)|(?<=[,;:]))\s*({_SEAT_TOKEN})\s+"
+                             rf"(seer|witch|hunter|guard|idiot|bodyguard|prophet)(?=\s*[,.;]|\s*$)", re.I)
+
+
+def _claim_list(m: re.Match[str]) -> str:
+    role = m.group(1)
+    items = [f"{seat} {role}{paren}" if paren else f"{seat} claimed {role};"
+             for seat, paren in _LIST_ITEM.findall(m.group(2))]
+    return " ".join(items) + " "
+
+
 def _inline_claims(line: str) -> str:
     """ "the claimed witch, #5, saved 11" and "#4 seer (gold on #6)" as reported claims."""
+    line = _CLAIM_LIST.sub(_claim_list, line)
+    line = _DASHED_CLAIM.sub(lambda m: f"{m.group(1)} (claimed {m.group(2)})", line)
+    if _PAREN_CHECK.search(line) and any(mm.group(2) for mm in _PAREN_CHECK.finditer(line)):
+        line = _BARE_SEAT_ROLE.sub(lambda m: f" {m.group(1)} claimed {m.group(2)}", line)
     line = _CLAIMANT_AFTER.sub(lambda m: f"{m.group(1)} (claimed {m.group(2)})" if m.group(2) else m.group(1), line)
     line = re.sub(r"\b(gold\s+water|wolf\s+check|kill)\s*\(\s*((?:seat\s+|player\s+|#)\d{1,2})\s*\)", r"\1 on \2", line,
                   flags=re.I)
@@ -500,6 +586,7 @@ def _inline_claims(line: str) -> str:
     line = _CLAIMED_APPOSITION.sub(lambda m: f"{m.group(3)} claimed {m.group(1) or m.group(2)}, and {m.group(3)} then",
                                    line)
     line = _CLAIMED_AFTER.sub(lambda m: f"{m.group(1)} claimed {m.group(2) or m.group(3)}, and {m.group(1)} then", line)
+    line = _APPOSED_SEAT.sub(lambda m: f"{m.group(1) or m.group(2)} ", line)
 
     def paren(m: re.Match[str]) -> str:
         role = f" claimed {m.group(2)} and" if m.group(2) else ""
@@ -537,16 +624,17 @@ _CLAUSE_SPLIT = re.compile(r"(?<=[,，、:：])|(?<=\s[—–]\s)|(?=\s(?:but|wh
 
 
 #: a retraction of what came before in the speech: "I lied", 是假的, 开玩笑 (the text is cut after it)
-ROLE_RETRACT_AFTER = re.compile(r"\bI\s+lied\b|\bI\s+was\s+lying\b|\bthat\s+was\s+(?:a\s+)?(?:lie|joke|bluff)\b|"
+ROLE_RETRACT_AFTER = re.compile(r"\bI\s+lied\b|\bforget\s+(?:what|that)\s+I\b|\bscratch\s+that\b|\bI\s+was\s+lying\b|\bthat\s+was\s+(?:a\s+)?(?:lie|joke|bluff)\b|"
                                 r"\bjust\s+kidding\b|\bI\s+was\s+(?:joking|bluffing)\b|\bnot\s+really\b|"
-                                r"是假的|骗(?:狼|人|你们|大家)?的?|开玩笑的?|开个玩笑|改口|不装了|假跳|诈身份", re.I)
+                                r"是假的|骗(?:狼|人|你们|大家)?的?|开玩笑的?|开个玩笑|改口|不装了|假跳|诈身份|乱说的|瞎说的|胡说的", re.I)
 #: a correction that replaces what came before: "I'm actually a villager", 我其实是 (cut before it)
 ROLE_RETRACT_BEFORE = re.compile(r"\bI(?:'m|\s+am)\s+actually\b|\bactually,?\s+I(?:'m|\s+am)\b|我其实是|其实我是|我实际上是")
-CHECK_RETRACT = re.compile(r"\bI\s+misspoke\b|\bI\s+made\s+a\s+mistake\b|\bI\s+meant\b|说错了|口误|报错了", re.I)
+CHECK_RETRACT = re.compile(r"\bI\s+misspoke\b|\bI\s+made\s+a\s+mistake\b|\bI\s+meant\b|说错了|口误|报错了|乱说|瞎说|胡说|"
+                           r"不算数|别当真|不要当真|诈身份|是假的", re.I)
 #: "Oh sure, and I'm the seer too", 呵呵，那我也是女巫好了: a role said in mockery claims nothing
 SARCASM = re.compile(r"^\W*(?:oh\s+)?(?:sure|yeah\s+right|oh\s+yeah|oh\s+right)\b|king\s+of\s+england|"
                      r"everyone'?s\s+(?:a|the)\s+seer|呵呵|哈哈|大家都是|也是\S{1,4}好了", re.I)
-_BARE_ROLE_EN = re.compile(rf"^\W*({_EN_ROLE})\W*$", re.I)
+_BARE_ROLE_EN = re.compile(rf"^\W*({_EN_ROLE})(?:\s*,\s*(?:day|night)\s+\w+)?\W*$", re.I)
 
 
 def _sentences(text: str) -> list[str]:
@@ -580,7 +668,7 @@ def _is_question(sentence: str) -> bool:
 
 def _result(word: str) -> str | None:
     w = re.sub(r"\s+", " ", word.lower())
-    return RESULT_EN.get(w) or RESULT_ZH.get(word) or {"gold water": "good", "kill": "wolf", "wolf check": "wolf",
+    return RESULT_EN.get(w) or RESULT_ZH.get(word) or {"gold water": "good", "kill": "wolf", "wolf check": "wolf", "cleared": "good",
                                                       "good check": "good", "kill check": "wolf", "gold": "good",
                                                       "good one": "good", "good guy": "good"}.get(w)
 
@@ -622,6 +710,7 @@ def _subjects(sentence: str, last_other: int | None, players: int,
     segments: list[tuple[int | None, str]] = []
     subject: int | None = None
     seen: int | None = None  # the last seat named in this sentence so far ("Hey #7 — you said …")
+    alone: int | None = None  # the seat the clause before consisted of ("#4 — said he's the idiot")
     for clause in clauses:
         stripped = clause.strip()
         if FIRST_PERSON_EN.match(stripped) or FIRST_PERSON_ZH.match(stripped) or OWN_RESULT.search(stripped):
@@ -638,22 +727,40 @@ def _subjects(sentence: str, last_other: int | None, players: int,
             for rx in (PRONOUN_FRAME_EN, PRONOUN_FRAME_ZH):
                 m = rx.search(clause)
                 if m and (best is None or m.start() < best[0]):
-                    order = (seen, last_other) if m.group(0).lower().startswith("you") else (last_other, seen)
+                    # the seat named last before the pronoun, in this clause or an earlier one of the sentence
+                    here = [int(g) for g in re.findall(r"(?:#|seat\s+|player\s+)(\d{1,2})\b|(?<!\d)(\d{1,2})\s*号",
+                                                       clause[:m.start()], re.I) for g in g if g]  # type: ignore[misc]
+                    near = here[-1] if here and 1 <= here[-1] <= players else None
+                    bare_verb = not re.match(r"(?:he|she|his|her|you)\b", m.group(0).strip(), re.I)
+                    if m.group(0).lower().startswith("you"):
+                        order: tuple[int | None, ...] = (seen, last_other)
+                    elif bare_verb:  # "#4 — said he's the idiot": the seat that stood alone just before
+                        order = (alone, last_other, seen)
+                    else:
+                        order = (last_other, seen, near)
                     best = (m.start(), next((s for s in (*order, fallback) if s is not None), UNKNOWN_SEAT))
         if best is not None:
             start, seat = best
             if clause[:start].strip():
                 segments.append((subject, clause[:start]))
-            subject = seat
-            if seat != UNKNOWN_SEAT:
-                last_other = seat
-            segments.append((subject, clause[start:]))
+            # "#7 claimed seer and #11 claimed seer later": each frame in the clause starts its own subject
+            cuts = [(start, seat)] + [(m.start(), int(next(g for g in m.groups() if g and g.isdigit())))
+                                      for m in FRAME_EN.finditer(clause, start + 1)
+                                      if re.search(r"\b(?:and|while|whereas|then)\s+$", clause[:m.start()], re.I)]
+            cuts = [(a, b) for a, b in cuts if 1 <= b <= players]
+            for (cut_start, cut_seat), nxt in zip(cuts, [c[0] for c in cuts[1:]] + [len(clause)]):
+                subject = cut_seat
+                if cut_seat != UNKNOWN_SEAT:
+                    last_other = cut_seat
+                segments.append((subject, clause[cut_start:nxt]))
         else:
             segments.append((subject, clause))
         named = [int(g) for g in re.findall(r"(?:#|seat\s+|player\s+)(\d{1,2})\b|(\d{1,2})\s*号", clause, re.I)
                  for g in g if g]  # type: ignore[misc]
         if named and 1 <= named[-1] <= players:
             seen = named[-1]
+        lone = re.fullmatch(r"\W*(?:seat\s+|player\s+|#)(\d{1,2})\s*[—–:,-]*\s*", clause, re.I)
+        alone = int(lone.group(1)) if lone and 1 <= int(lone.group(1)) <= players else None
     merged: list[tuple[int | None, str]] = []
     for subj, text in segments:
         if merged and merged[-1][0] == subj:
@@ -680,8 +787,16 @@ def _checks_in(segment: str, zh: bool, players: int, *, own: bool = True
             seat, result = int(m.group(seat_g)), _result(m.group(result_g))
             before = segment[_clause_start(segment, m.start()):m.start()]
             if result and 1 <= seat <= players and not _blocked(before, zh) and not FUTURE_CHECK.search(before):
-                weak = own and not zh and rx in WEAK_CHECKS_EN and not re.search(r"\b(?:I|my)\b", before, re.I)
+                weak = (own and not zh and rx in WEAK_CHECKS_EN and not re.search(r"\b(?:I|my)\b", before, re.I)) or \
+                    (not own and rx in WEAK_REPORTED_EN)
                 (loose if weak else strict).append((m.start(), seat, result))
+    for m in ([] if zh else CHECK_LIST_EN.finditer(segment)):
+        before = segment[_clause_start(segment, m.start()):m.start()]
+        result = _result(re.sub(r"s$", "", m.group(1).lower()))
+        if result and not _blocked(before, zh) and not FUTURE_CHECK.search(before):
+            for seat_text in re.findall(r"\d{1,2}", m.group(2)):
+                if 1 <= int(seat_text) <= players:
+                    strict.append((m.start(), int(seat_text), result))
     has_check_word = bool((CHECK_WORD_ZH if zh else CHECK_WORD_EN).search(NEGATED_CHECK_WORD.sub("", segment)))
     for m in (LOOSE_ZH if zh else LOOSE_EN).finditer(segment):
         groups = [g for g in m.groups() if g]
@@ -702,15 +817,18 @@ def _checks_in(segment: str, zh: bool, players: int, *, own: bool = True
     return strict, loose
 
 
+#: 我是狼他也会发: "even if I were a wolf he would" — a concession, no claim
+_CONCESSIVE_AFTER_ZH = re.compile(r"^[^，,。；;！？!?]{0,3}(?:也|都)会")
 _NOT_MEANT_AFTER = re.compile(r"^[\s,—–\-]*(?:is|was)\s+what\b|^[\s,]*right\s*\?", re.I)
 
 
-def _roles_in(segment: str, zh: bool, patterns: list[re.Pattern[str]]) -> list[tuple[int, str]]:
+def _roles_in(segment: str, zh: bool, patterns: list[re.Pattern[str]], after: str = "") -> list[tuple[int, str]]:
+    """Roles the patterns find in a segment; ``after``: the rest of the sentence past the segment."""
     found = []
     for rx in patterns:
         for m in rx.finditer(segment):
             role = _role(next(g for g in m.groups() if g))
-            if _NOT_MEANT_AFTER.match(segment[m.end():]):
+            if _NOT_MEANT_AFTER.match(segment[m.end():]) or (zh and _CONCESSIVE_AFTER_ZH.match(segment[m.end():] + after)):
                 continue
             if role and not _blocked(segment[_clause_start(segment, m.start()):m.start()], zh):
                 found.append((m.start(), role))
@@ -754,7 +872,14 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
     pending_check: int | None = None  # "I checked 5." waiting for "He is a wolf."
     reported_seer: set[int] = {seat for seat, role in out.reported_roles if role == "seer"}
     reported_loose: list[tuple[int, int, str]] = []
+    fake_seer: list[int] = []
     fallback: int | None = None
+    heard = ""  # the speech read so far: "#3 claims it" names the role last spoken of
+
+    def report_role(seat: int, role: str) -> None:
+        _add(out.reported_roles, (seat, role))
+        if role == "seer":
+            reported_seer.add(seat)
     for sentence in _sentences(text):
         if ROLE_RETRACT_BEFORE.match(sentence.strip()):
             out.roles.clear()
@@ -775,26 +900,30 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
             for g in (1, 2):
                 seat = int(m.group(g))
                 if role and 1 <= seat <= players:
-                    _add(out.reported_roles, (seat, role))
-                    if role == "seer":
-                        reported_seer.add(seat)
-        for m in FAKE_ONE_EN.finditer(sentence):
-            role, seat = _role(m.group(1)), int(m.group(2))
+                    report_role(seat, role)
+        seat_roles = [(int(m.group(2)), _role(m.group(1))) for m in FAKE_ONE_EN.finditer(sentence)] + \
+            [(int(m.group(1)), _role(m.group(2))) for m in SAID_SO_EN.finditer(sentence)]
+        for seat, role in seat_roles:
             if role and 1 <= seat <= players:
-                _add(out.reported_roles, (seat, role))
-                if role == "seer":
-                    reported_seer.add(seat)
+                report_role(seat, role)
         for m in JUMPED_ZH.finditer(sentence):
             if 1 <= int(m.group(1)) <= players:
-                _add(out.reported_roles, (int(m.group(1)), "seer"))
-                reported_seer.add(int(m.group(1)))
+                report_role(int(m.group(1)), "seer")
+        for rx in SEAT_CLAIMED_ZH:
+            for m in rx.finditer(whole):
+                role = next(_role(g) for g in m.groups() if not g.isdigit())
+                for seat_text in (g for g in m.groups() if g.isdigit()):
+                    if role and 1 <= int(seat_text) <= players:
+                        report_role(int(seat_text), role)
         for m in JUMPED_ARE_ZH.finditer(sentence):
+            for more in INVENTORY_MORE_ZH.finditer(sentence, m.end()):
+                role = _role(more.group(1))
+                if role and 1 <= int(more.group(2)) <= players:
+                    _add(out.reported_roles, (int(more.group(2)), role))
             role = _role(m.group(1))
             for seat_text in re.findall(r"\d{1,2}", m.group(2)):
                 if role and 1 <= int(seat_text) <= players:
-                    _add(out.reported_roles, (int(seat_text), role))
-                    if role == "seer":
-                        reported_seer.add(int(seat_text))
+                    report_role(int(seat_text), role)
         segments, last_other = _subjects(sentence, last_other, players, fallback)
         named = {int(g) for g in re.findall(r"(?:#|seat\s+|player\s+)(\d{1,2})\b|(\d{1,2})\s*号", whole, re.I)
                  for g in g if g}  # type: ignore[misc]
@@ -802,27 +931,28 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
             fallback = next(iter(named)) if len(named) == 1 and 1 <= next(iter(named)) <= players else None
         for subject, seg in segments:
             zh = zh_text and bool(_CJK.search(seg))
+            heard_before, heard = heard, heard + seg
             for m in (SEAT_ROLE_ZH.finditer(seg) if zh else CLAIM_OF_EN.finditer(seg)):
                 groups = [g for g in m.groups() if g]
                 seat = next(int(g) for g in groups if g.isdigit())
                 role = next((_role(g) for g in groups if not g.isdigit()), None)
                 if role and 1 <= seat <= players:
-                    _add(out.reported_roles, (seat, role))
-                    if role == "seer":
-                        reported_seer.add(seat)
+                    report_role(seat, role)
 
             for m in (FAKE_ROLE_ZH.finditer(seg) if zh else list(FAKE_ROLE_EN.finditer(seg)) + list(FAKE_ROLE_EN_2.finditer(seg))):
                 groups = [g for g in m.groups() if g]
                 seat = next(int(g) for g in groups if g.isdigit())
-                role = next((_role(g) for g in groups if not g.isdigit()), "seer")  # 悍跳狼: a fake seer
-                if role and 1 <= seat <= players:
-                    _add(out.reported_roles, (seat, role))
-                    if role == "seer":
-                        reported_seer.add(seat)
+                role = next((_role(g) for g in groups if not g.isdigit()), None)
+                if role is None:  # 悍跳狼: a fake seer, unless the speech says which role the seat faked
+                    fake_seer.append(seat)
+                    continue
+                if 1 <= seat <= players:
+                    report_role(seat, role)
             if subject == UNKNOWN_SEAT or (question and subject is None):
                 continue  # in a question only the statements it reports of others stand
             if subject is None:
-                roles = [] if sarcastic else _roles_in(seg, zh, SELF_ROLE_ZH if zh else SELF_ROLE_EN)
+                rest = sentence[sentence.find(seg) + len(seg):] if seg in sentence else ""
+                roles = [] if sarcastic else _roles_in(seg, zh, SELF_ROLE_ZH if zh else SELF_ROLE_EN, rest)
                 for _, role in sorted(roles):
                     _add(out.roles, role)
                 strict, loose = _checks_in(seg, zh, players)
@@ -832,7 +962,11 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
                         strict.append((pronoun.start(), pending_check, _result(pronoun.group(1)) or "good"))
                 pending_check = None
                 if not strict:
-                    trailing = re.search(rf"\b(?:checked|verified|inspected)\s+{_SEAT}\s*$", seg.strip(" .,"), re.I) or \
+                    trailing = re.search(rf"\b(?:checked|verified|inspected|investigated)\s+{_SEAT}(?:\s+(?:last\s+night|"
+                                         rf"yesterday|on\s+(?:the\s+)?(?:first\s+)?night(?:\s+\w+)?|first))?\s*$",
+                                         seg.strip(" .,"), re.I) or \
+                        re.search(rf"^\W*night\s+(?:one|two|three|four|five|six)\s*[:,—–-]\s*{_SEAT}\s*$", seg.strip(" .,"),
+                                  re.I) or \
                         re.search(rf"(?:验了?|查验了?|查了)\s*{_ZH_SEAT}\s*[。，,.]?\s*$", seg.strip())
                     if trailing:
                         pending_check = int(trailing.group(1))
@@ -842,10 +976,14 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
                     if (seat, result) not in out.checks:
                         _add(out.loose_checks, (seat, result))
             else:
+                # only where the seat is named ("#3 claims it"), not through "he"
+                claimed_it = None if zh or not re.match(rf"\W*{_SEAT}", seg, re.I) else CLAIMED_IT_EN.search(seg)
+                if claimed_it and not _blocked(seg[:claimed_it.start()], zh):
+                    spoken = [_role(w) for w in _ROLE_SPOKEN_EN.findall(heard_before)]
+                    if spoken and spoken[-1]:
+                        report_role(subject, spoken[-1])
                 for _, role in sorted(_roles_in(seg, zh, REPORTED_ROLE_ZH if zh else REPORTED_ROLE_EN)):
-                    _add(out.reported_roles, (subject, role))
-                    if role == "seer":
-                        reported_seer.add(subject)
+                    report_role(subject, role)
                 strict, loose = _checks_in(seg, zh, players, own=False)
                 for _, seat, result in sorted(strict):
                     if seat != subject:
@@ -856,6 +994,9 @@ def parse_claims(text: str | None, players: int = 99) -> Claims:
         if CHECK_RETRACT.search(whole):
             out.checks.clear()
             out.loose_checks.clear()
+    for seat in fake_seer:
+        if 1 <= seat <= players and not any(s == seat for s, _ in out.reported_roles):
+            report_role(seat, "seer")
     for item in reported_loose:
         if item[0] in reported_seer:
             _add(out.reported_checks, item)

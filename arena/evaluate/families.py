@@ -274,6 +274,9 @@ class Reliability(Family):
         invalid = bool(line.get("refused")) or any(at.get("error") for at in attempts if isinstance(at, dict))
         acc.rate("invalid_answers", a, 1.0 if invalid else 0.0, 0.0)
         acc.rate("fallback_rate", a, 1.0 if (line.get("defaulted") or line.get("refused")) else 0.0, 0.0)
+        # a reply cut off by the token limit is counted apart: a harness limit, not the model's judgement
+        cut = any(at.get("truncated") for at in attempts if isinstance(at, dict))
+        acc.rate("truncated_replies", a, 1.0 if cut else 0.0, 0.0)
         usage = line.get("usage")
         if usage:
             tokens = usage_tokens(usage)
@@ -309,7 +312,7 @@ class Reliability(Family):
         plain = ctx.game.plain_decisions
         for s, count in plain.items():
             a = ctx.agent(s)
-            for metric in ("invalid_answers", "fallback_rate"):
+            for metric in ("invalid_answers", "fallback_rate", "truncated_replies"):
                 acc.rates[(metric, a, ALL)].add_misses(count, 0.0, acc.cluster)
         acc.avail.decisions += self.decisions + sum(plain.values())
         for s in sorted(self.has_usage):

@@ -528,7 +528,7 @@ def _openskill_once(model: TwoTeamPlackettLuce, matches: list[Match | None]) -> 
         moved: dict[str, list[float]] = {}
         for side, team in zip((good, wolf), new):
             for (agent, n), (new_mu, new_s, _) in zip(side, team):
-                row = moved.setdefault(agent, [0.0, 0.0, 0])
+                row = moved.setdefault(agent, [0.0, 0.0, 0.0])  # seat-weighted d_mu, sigma; seats
                 row[0] += n * (new_mu - mu[agent])
                 row[1] += n * new_s
                 row[2] += n

@@ -96,6 +96,8 @@
   }
   function seatName(seat) { return fmt(L().seat_fmt, { seat: seat }); }
   function roleName(role) { return (L().role && L().role[role]) || role; }
+  // a built-in seat in the page's language (the spec itself is the transcript's); a model seat by its name
+  function agentName(a) { return a.label || (L().spec_names || {})[a.spec] || a.spec; }
   function agentOf(seat) { return DATA.meta.agents.find((a) => a.seat === seat) || { seat: seat, spec: "?" }; }
   function viewData() { return DATA.views[ui.view] || DATA.views.god || DATA.views[Object.keys(DATA.views)[0]]; }
   function viewSeat() { return ui.view.startsWith("seat:") ? Number(ui.view.slice(5)) : null; }
@@ -166,7 +168,9 @@
   function renderChrome() {
     document.documentElement.lang = ui.lang === "zh" ? "zh-CN" : "en";
     document.getElementById("title").textContent = t("title");
-    document.getElementById("subtitle").textContent = t("subtitle", { preset: DATA.meta.preset, seed: DATA.meta.seed, players: N });
+    const seed = DATA.meta.seed === "?" ? L().seed_hidden : DATA.meta.seed;  // a live game's seed comes with the result
+    const board = (L().preset_titles || {})[DATA.meta.preset] || DATA.meta.preset;
+    document.getElementById("subtitle").textContent = t("subtitle", { preset: board, seed: seed, players: N });
     document.getElementById("view-label").textContent = t("view");
     const select = document.getElementById("view-select");
     select.innerHTML = "";
@@ -178,7 +182,7 @@
       else {
         const seat = Number(key.slice(5));
         const a = agentOf(seat);
-        opt.textContent = t("seat_view", { seat: seat }) + " · " + (a.label || a.spec);
+        opt.textContent = t("seat_view", { seat: seat }) + " · " + agentName(a);
       }
       select.appendChild(opt);
     }
@@ -293,7 +297,7 @@
         const p = Number(belief.beliefs[seat]);
         html += '<div class="belief" style="background:' + beliefColor(p) + '">' + Math.round(p * 100) + "%</div>";
       }
-      html += '<div class="nameplate"><span class="name">' + esc(a.label || a.spec) + "</span>" +
+      html += '<div class="nameplate"><span class="name">' + esc(agentName(a)) + "</span>" +
         (a.label ? '<span class="spec">' + esc(a.spec) + "</span>" : "") + "</div>";
       html += '<div class="rolechip">' + esc(chipText) + "</div>";
       node.innerHTML = html;
@@ -374,7 +378,7 @@
     } else if (e.type === "speech") {
       const a = agentOf(e.seat);
       const tag = (L().speech_kind || {})[e.kind];
-      body = '<div class="who">' + seatChip(e.seat, st) + "<span>" + esc(a.label || a.spec) + "</span>" +
+      body = '<div class="who">' + seatChip(e.seat, st) + "<span>" + esc(agentName(a)) + "</span>" +
         (tag ? '<span class="tag">' + esc(tag) + "</span>" : "") + "</div>" +
         '<div class="quote" data-seq="' + e.seq + '">' + esc(e.text) + "</div>";
       const why = speechDecision(e);
@@ -528,7 +532,7 @@
       node.dataset.seat = String(d.seat);
       const a = agentOf(d.seat);
       let html = '<div class="head"><span class="chip">' + d.seat + '</span><span class="kind">' +
-        esc((L().kind || {})[d.kind] || d.kind) + "</span>" + '<span class="muted" style="margin:0">' + esc(d.phase) + " · " + esc(a.label || a.spec) + "</span>" +
+        esc((L().kind || {})[d.kind] || d.kind) + "</span>" + '<span class="muted" style="margin:0">' + esc(d.phase) + " · " + esc(agentName(a)) + "</span>" +
         '<span class="ans" title="' + esc(typeof d.value === "string" ? d.value : "") + '">' + esc(formatAnswer(d.value)) + "</span></div>";
       if (d.refused) html += '<span class="flag">' + esc(t("refused", { error: d.error || "" })) + "</span>";
       else if (d.defaulted) html += '<span class="flag">' + esc(t("defaulted")) + "</span>";

@@ -32,8 +32,8 @@ from starlette.websockets import WebSocket
 
 from arena.narration import LANGS, PROMPTS_DIR
 from arena.web.guard import (MAX_BODY_BYTES, BadJSON, Guard, Operator, allowed_hosts, loads_bounded, new_token,
-                             refusal, same_origin)
-from arena.web.room import ENDED, Room, TableError, TableSpec, Watcher
+                             same_origin)
+from arena.web.room import ENDED, HUMAN, Room, TableError, TableSpec, Watcher
 from arena.web.seats import SeatChoices, ServeConfig
 
 ASSETS = Path(__file__).resolve().parent / "assets"
@@ -67,7 +67,7 @@ class Lobby:
         self.choices = choices or SeatChoices(self.config.seats)
         self.rooms: dict[str, Room] = {}
         self._expiry: dict[str, asyncio.TimerHandle] = {}
-        self._game_status: dict[str, tuple[float, int, str]] = {}
+        self._game_status: dict[str, tuple[float, int, dict[str, Any]]] = {}
 
     def live(self) -> int:
         return sum(1 for r in self.rooms.values() if r.status in ("waiting", "running"))
@@ -103,30 +103,36 @@ class Lobby:
         return any(r.path.name == name for r in self.rooms.values() if r.status in ("waiting", "running"))
 
     def finished_games(self) -> list[dict[str, Any]]:
+        """The games of this server's folder, newest first, each once: its board, winner, length, seats
+        (by the names the lobby shows: a model seat's spec may name the operator's endpoint) and links."""
         if not self.out_dir.is_dir():
             return []
         files = sorted(self.out_dir.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
         out = []
         self._game_status = {p.name: self._game_status[p.name] for p in files[:100] if p.name in self._game_status}
+        seconds = {r.path.name: r.seconds for r in self.rooms.values() if r.seconds is not None}
         for path in files[:100]:
             if self.playing(path.name):
                 continue  # a game being played is never served: its transcript holds every card
             stem = path.stem
             out.append({"name": stem, "replay": f"/games/{stem}.html", "transcript": f"/games/{stem}.jsonl",
-                        "status": self.game_status(path)})
+                        **self.game_summary(path), "seconds": seconds.get(path.name)})
         return out
 
     def game_status(self, path: Path) -> str:
-        """"finished", or "abandoned" for a game stopped before its end (a stopped server, an endpoint
-        that refused, a kill: the last case leaves no result line). Read from the file's tail, once per
-        version of the file."""
+        return str(self.game_summary(path)["status"])
+
+    def game_summary(self, path: Path) -> dict[str, Any]:
+        """``status``: "finished", or "abandoned" for a game stopped before its end (a stopped server, an
+        endpoint that refused, a kill: the last case leaves no result line); the board, winner, last phase
+        and seats. Read from the file's head and tail, once per version of the file."""
         stat = path.stat()
         known = self._game_status.get(path.name)
         if known is not None and known[:2] == (stat.st_mtime, stat.st_size):
             return known[2]
-        status = game_status_of(path)
-        self._game_status[path.name] = (stat.st_mtime, stat.st_size, status)
-        return status
+        summary = game_summary_of(path)
+        self._game_status[path.name] = (stat.st_mtime, stat.st_size, summary)
+        return summary
 
     async def shutdown(self) -> None:
         for handle in self._expiry.values():
@@ -140,7 +146,13 @@ class Lobby:
 
 def game_status_of(path: Path) -> str:
     """Whether a transcript ends with the result line of a game played to its end."""
+    return str(game_summary_of(path)["status"])
+
+
+def game_summary_of(path: Path) -> dict[str, Any]:
+    """A transcript's status, board, winner, last phase and seat names, from its first and last lines."""
     with path.open("rb") as fh:
+        head = fh.readline(256 * 1024)
         fh.seek(0, 2)
         size = fh.tell()
         fh.seek(max(0, size - 64 * 1024))  # a result line is a few hundred bytes
@@ -148,12 +160,35 @@ def game_status_of(path: Path) -> str:
     try:
         last = loads_bounded(tail)
     except BadJSON:
-        return "abandoned"
+        last = None
+    try:
+        header = loads_bounded(head)
+    except BadJSON:
+        header = None
     finished = isinstance(last, dict) and last.get("type") == "result" and not last.get("abandoned")
-    return "finished" if finished else "abandoned"
+    summary: dict[str, Any] = {"status": "finished" if finished else "abandoned", "preset": None, "winner": None,
+                               "phase": None, "seats": []}
+    if isinstance(header, dict) and header.get("type") == "header":
+        summary["preset"] = str(header.get("preset"))[:80]
+        agents = header.get("agents")
+        summary["seats"] = [seat_shown(a) for a in agents if isinstance(a, dict)] if isinstance(agents, list) else []
+    if finished and isinstance(last, dict):
+        summary["winner"], summary["phase"] = str(last.get("winner")), str(last.get("phase"))
+    return summary
 
 
-def table_page(room: Room, watcher: Watcher) -> str:
+def seat_shown(agent: dict[str, Any]) -> str:
+    """The name a transcript's seat is listed by: a model seat's label (the operator's name for it), a
+    built-in seat's spec, never another spec (it may name an endpoint)."""
+    from arena.web.seats import BOT_SEATS
+
+    label, spec = agent.get("label"), agent.get("spec")
+    if isinstance(label, str) and label:
+        return label[:40]
+    return spec if spec in (*BOT_SEATS, HUMAN) else "model"
+
+
+def table_page(room: Room, watcher: Watcher, *, operator: bool = False) -> str:
     """The replay page's template, assets and labels, with an empty game the socket fills in."""
     from arena.viewer import page_labels, page_meta, render_html
 
@@ -170,7 +205,10 @@ def table_page(room: Room, watcher: Watcher) -> str:
         "events": [], "decisions": [], "phases": [], "result": None,
         "views": {watcher.view: {"events": [], "decisions": [], "roles_at_end": True}},
         "labels": labels,
-        "live": {"table": room.id, "view": watcher.view, "seat": watcher.seat},
+        "live": {"table": room.id, "view": watcher.view, "seat": watcher.seat,
+                 # the operator's own page may start the next game at the same settings (a new seed);
+                 # the table is still made by POST /api/tables, which checks the operator's cookie
+                 "again": room.spec.model_dump(mode="json", exclude={"seed"}) if operator else None},
     }
     html = render_html(data)
     panel = _asset("panel.html")
@@ -206,18 +244,20 @@ def create_app(out_dir: str | Path = "transcripts/web", *, token: str | None = N
             return moved
         if not operator.allows(request):
             return _operator_only(401)
-        labels = {code: web_labels(code) for code in LANGS}
+        from arena.viewer import viewer_labels
+
+        labels = {code: {**web_labels(code), "spec_names": viewer_labels(code)["spec_names"]} for code in LANGS}
         html = _asset("lobby.html").replace("/*__LABELS__*/", _script_json(labels))
         return page(html)
 
-    def operator_refusal(request: Request) -> Response | None:
+    def operator_refused(request: Request) -> Response | None:
         if not operator.allows(request):
-            return refusal(401, "only the operator may do this: open the URL `arena serve` printed "
+            return refused(401, "only the operator may do this: open the URL `arena serve` printed "
                                 "(it carries ?token=...), or send Authorization: Bearer TOKEN")
         return None
 
     async def seats_api(request: Request) -> Response:
-        return operator_refusal(request) or JSONResponse(lobby.choices.listing())
+        return operator_refused(request) or JSONResponse(lobby.choices.listing())
 
     async def presets_api(request: Request) -> Response:
         from arena.config import presets
@@ -226,34 +266,34 @@ def create_app(out_dir: str | Path = "transcripts/web", *, token: str | None = N
                              for p in presets().values()])
 
     async def tables_api(request: Request) -> Response:
-        refused = operator_refusal(request)
-        if refused is not None:
-            return refused
+        denied = operator_refused(request)
+        if denied is not None:
+            return denied
         if request.method == "GET":
             return JSONResponse({"tables": [r.summary() for r in lobby.rooms.values()],
                                  "finished": lobby.finished_games()})
         # A page on another site can post text/plain without asking first (no CORS preflight), and
         # carries its own Origin: neither is taken.
         if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-            return refusal(415, "a table is made with a JSON body (Content-Type: application/json)")
+            return refused(415, "a table is made with a JSON body (Content-Type: application/json)")
         if not same_origin(request.headers):
-            return refusal(403, "a page from another site may not make tables here")
+            return refused(403, "a page from another site may not make tables here")
         try:
             body = loads_bounded(await read_body(request))
             spec = TableSpec.model_validate(body)
             room = lobby.create(spec)
         except BodyTooLarge as exc:
-            return refusal(413, str(exc))
+            return refused(413, str(exc))
         except BadJSON as exc:
-            return refusal(400, f"the request body is {exc}")
+            return refused(400, f"the request body is {exc}")
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(x) for x in first["loc"]) or "table"
-            return refusal(400, f"{where}: {first['msg']}")
+            return refused(400, f"{where}: {first['msg']}")
         except TableLimit as exc:
-            return refusal(429, str(exc))
+            return refused(429, str(exc))
         except TableError as exc:
-            return refusal(400, str(exc))
+            return refused(400, str(exc))
         return JSONResponse({"id": room.id, "spectator": f"/watch/{room.id}",
                              "seats": {str(seat): f"/play/{room.id}/{token}" for token, seat in room.tokens.items()}},
                             status_code=201)
@@ -270,14 +310,14 @@ def create_app(out_dir: str | Path = "transcripts/web", *, token: str | None = N
                 return RedirectResponse(f"/games/{done[0].stem}.html")
             return _not_found("no such table")
         god = room.god_view_allowed and request.query_params.get("view") != "public"
-        return page(table_page(room, Watcher(seat=None, god=god)))
+        return page(table_page(room, Watcher(seat=None, god=god), operator=operator.allows(request)))
 
     async def play_page(request: Request) -> Response:
         room = _room(request)
         seat = room.seat_of(request.path_params["token"]) if room is not None else None
         if room is None or seat is None:
             return _not_found("no such seat: the link is wrong or the table is gone")
-        return page(table_page(room, Watcher(seat=seat)))
+        return page(table_page(room, Watcher(seat=seat), operator=operator.allows(request)))
 
     async def game_file(request: Request) -> Response:
         name, kind = request.path_params["name"], request.path_params["kind"]
@@ -382,7 +422,7 @@ async def _receive(ws: WebSocket, send: Any, close: Any, room: Room, seat: int |
         except BadJSON as exc:
             await close(1007, f"the message is {exc}"[:120])
             return
-        if not isinstance(message, dict) or message.get("type") != "answer":
+        if not isinstance(message, dict) or message.get("type") not in ("answer", "self_destruct"):
             await send({"type": "refused", "error": "unknown message"})
             continue
         if seat is None:
@@ -393,9 +433,22 @@ async def _receive(ws: WebSocket, send: Any, close: Any, room: Room, seat: int |
             await send({"type": "refused", "rid": message.get("rid"),
                                 "error": f"this link plays seat {seat} only"})
             continue
-        error = room.answer(seat, message.get("rid"), message.get("value"))
+        if message["type"] == "self_destruct":  # the standing button: armed or not
+            error = room.set_self_destruct(seat, message.get("armed"))
+        else:
+            error = room.answer(seat, message.get("rid"), message.get("value"))
         if error is not None:
             await send({"type": "refused", "rid": message.get("rid"), "error": error})
+
+
+def refused(status: int, error: str) -> JSONResponse:
+    """A refusal of the lobby's API, its message in both languages (``error`` stays the English one; the
+    detail, a name or a rule's own message, is quoted as it is)."""
+    texts = {}
+    for code in LANGS:
+        table = web_labels(code)["api_errors"]
+        texts[code] = str(table.get(str(status), table["other"])).format(detail=error)
+    return JSONResponse({"error": error, "error_text": texts}, status_code=status)
 
 
 def page(html: str, status_code: int = 200) -> HTMLResponse:

@@ -29,10 +29,12 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.base import timed
+from agents.human import SELF_DESTRUCT_KINDS, own_speech_request
 from arena.actions import Answer, AnswerExtras, DecisionRequest, IllegalAnswer, Speak
 from arena.events import Event
 from arena.narration import LANGS
 from arena.observation import Observation, public_events, visible_events
+from arena.types import Role
 
 if TYPE_CHECKING:
     from arena.web.seats import SeatChoices
@@ -45,6 +47,8 @@ OPTIONAL_SPEECHES = frozenset({"idiot_interject", "interjection_reply"})
 READING_SECONDS = {"speech": 1.6, "vote_result": 1.4, "deaths_announced": 1.4, "phase_started": 0.9,
                    "game_ended": 1.0, "exile_result": 1.2, "ballot_cast": 0.25, "wolf_knife_vote": 0.25}
 MAX_PAUSE = 8.0
+#: Events after which a human seat's role card is made anew (its card, its team, a card taken over).
+ROLE_CARD_EVENTS = frozenset({"role_assigned", "wolf_team", "maid_swapped"})
 #: A table in one of these states plays no more.
 ENDED = ("finished", "failed", "expired")
 
@@ -85,6 +89,9 @@ class Question:
     asked_at: float
     seconds: float | None
     wake: asyncio.Event = field(default_factory=asyncio.Event)
+    #: the seat's own speech, asked in place of the self-destruct offer before it: the page shows the
+    #: self-destruct button beside the speech box
+    self_destruct: bool = False
 
     def remaining(self, now: float) -> float | None:
         return None if self.seconds is None else max(0.0, self.asked_at + self.seconds - now)
@@ -101,6 +108,7 @@ class Watcher:
     asked: str | None = None  # the question id last shown
     settled: int = 0  # settlements already reported
     result_sent: bool = False
+    standing: dict[str, Any] | None = None  # the standing actions last shown
 
     @property
     def view(self) -> str:
@@ -123,7 +131,16 @@ class WebSeat:
         self.seat = seat
 
     async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
+        from agents.llm_prompts import PromptBuilder
+
         started = time.perf_counter()
+        self.room.may_self_destruct(self.seat, PromptBuilder.may_self_destruct(observation, observation.view()))
+        if request.kind in SELF_DESTRUCT_KINDS:
+            return timed(await self.room.self_destruct_offer(self.seat, request), started)
+        kept = self.room.kept_speech.pop(self.seat, None)
+        if kept is not None and isinstance(request.legal, Speak) and request.kind in ("speech", "last_words"):
+            kept.value = request.check(kept.value)
+            return timed(kept, started)
         return timed(await self.room.ask(self.seat, request), started)
 
 
@@ -217,6 +234,17 @@ class Room:
         self.pending: dict[int, Question] = {}
         self.settlements: dict[int, list[dict[str, Any]]] = {s: [] for s in self.human_seats}
         self.joined: set[int] = set()
+        #: the standing self-destruct (R66-R67) of each human seat: whether its card may, whether armed
+        self.self_destruct_eligible: dict[int, bool] = {s: False for s in self.human_seats}
+        self.self_destruct_armed: dict[int, bool] = {s: False for s in self.human_seats}
+        self.kept_speech: dict[int, Answer] = {}  # a speech given in place of the offer before it
+        self._blown: set[int] = set()
+        from arena.rules.speech import _SECONDS
+
+        self.speech_tiers: tuple[int | None, ...] = _SECONDS[rules.switches.speech_seconds] or ()
+        self.switches: dict[str, Any] = rules.switches.model_dump(mode="json")
+        #: each human seat's role card ({lang: text}), made when its card is dealt and its team known
+        self.role_cards: dict[int, dict[str, str]] = {}
         self.connections: dict[int, int] = {s: 0 for s in self.human_seats}
         self.away_since: dict[int, float | None] = {s: None for s in self.human_seats}
         self.watchers = 0
@@ -224,6 +252,9 @@ class Room:
         self.error: str | None = None
         self.result: dict[str, Any] | None = None
         self.task: asyncio.Task[None] | None = None
+        self._started_at: float | None = None
+        #: the game's wall-clock length once it is over (the lobby lists it)
+        self.seconds: float | None = None
         self._changed = asyncio.Event()
         from arena.viewer import EventText
 
@@ -247,13 +278,17 @@ class Room:
         from arena.transcript import TranscriptWriter
 
         setup = GameSetup(preset=self.preset, seed=self.seed, rules=self.overrides)
+        self._started_at = time.monotonic()
         try:
             with TranscriptWriter(self.path) as writer:
                 result = await run_game(setup, self.agents, writer=writer, specs=self.specs, lang=self.lang,
                                         game_id=f"{self.preset}-{self.id}", labels=self.labels,
                                         on_event=self._on_event)
             state = result.game.state
+            from arena.rules.victory import camps
+
             self.result = {"winner": result.winner, "reason": result.reason, "phase": result.phase,
+                           "camps": {str(s): c.value for s, c in camps(state).items()},
                            "roles": {str(s): p.card.value for s, p in state.players.items()},
                            "alive": state.alive_seats(), "abandoned": False, "seed": self.seed,
                            "transcript": self.path.name}
@@ -264,6 +299,7 @@ class Room:
         except Exception as exc:  # the table fails alone; the server and the other tables go on
             self.status, self.error = "failed", f"{type(exc).__name__}: {exc}"
         finally:
+            self.seconds = time.monotonic() - self._started_at
             for question in self.pending.values():
                 question.future.cancel()
             self.agents = []  # their memories are in the transcript; a finished table keeps only its log
@@ -291,10 +327,45 @@ class Room:
 
         if event.type == "phase_started":
             self._stage = event.phase
+            if event.phase.startswith("N"):  # R67: never at night; an unused arming ends with the day
+                for seat in self.self_destruct_armed:
+                    self.self_destruct_armed[seat] = False
         self._index[id(event)] = len(self.log)
         self.log.append(event)
         self.json.append(event_json(event, -1, self._stage, self._texts))
+        if event.type in ROLE_CARD_EVENTS:
+            for seat in self.human_seats:
+                if event.visibility.allows(seat):
+                    self.role_cards[seat] = self.role_card(seat)
         self.notify()
+
+    def role_card(self, seat: int) -> dict[str, str]:
+        """The seat's card as the models are told it (prompts/*/llm_roles.yaml: ability and goal, the
+        team) with the board's rules that bear on it (the summary card's lines for this role and for its
+        decisions), and, for a wolf card, the knife's unanimity and the standing self-destruct."""
+        from agents.llm_prompts import PromptBuilder
+        from arena.rules.registry import registry
+        from arena.web.app import web_labels
+
+        card: dict[str, str] = {}
+        for code in LANGS:
+            observation = Observation(seat=seat, players=self.players, preset=self.preset, switches=self.switches,
+                                      events=visible_events(self.log, seat), lang=code)
+            view = observation.view()
+            full, summary = PromptBuilder(code, seat), PromptBuilder(code, seat, memory="summary")
+            _, seat_rules = summary.rule_lines(observation)
+            lines = [ln for ln in full.role_text(view, seat_rules).split("\n") if ln.strip()]
+            if view.role is not None:
+                kinds = registry().spec(Role(view.role)).kinds
+                for kind in kinds:
+                    lines += [ln for ln in summary.kind_rule_lines(observation, kind) if ln not in lines]
+                words = web_labels(code)
+                if "wolf_kill" in kinds:
+                    lines.append("- " + words["knife_rule"])
+                if PromptBuilder.may_self_destruct(observation, view):
+                    lines.append("- " + words["self_destruct_rule"])
+            card[code] = "\n".join(lines)
+        return card
 
     def notify(self) -> None:
         """Wake every connection: something new to send."""
@@ -330,10 +401,67 @@ class Room:
             return float(legal.seconds) if legal.seconds and self.spec.speech_timer else None
         return self.spec.action_seconds
 
-    async def ask(self, seat: int, request: DecisionRequest) -> Answer:
+    # ---- the standing self-destruct ----------------------------------------------------------------
+    def may_self_destruct(self, seat: int, eligible: bool) -> None:
+        if self.self_destruct_eligible.get(seat) != eligible:
+            self.self_destruct_eligible[seat] = eligible
+            self.notify()
+
+    def standing(self, seat: int) -> dict[str, Any]:
+        """What the seat's page shows of its standing actions."""
+        return {"type": "standing", "card": self.role_cards.get(seat), "self_destruct": {
+            "eligible": self.self_destruct_eligible.get(seat, False) and self.status == "running",
+            "day": self._stage.startswith("D"), "armed": self.self_destruct_armed.get(seat, False)}}
+
+    async def self_destruct_offer(self, seat: int, request: DecisionRequest) -> Answer:
+        """The referee's offer before a day speech, answered at once by the seat's standing choice; before
+        the seat's own speech, the speech is asked in its place with the self-destruct button beside it."""
+        # a speech kept from an earlier offer was never asked for (another wolf self-destructed first)
+        self.kept_speech.pop(seat, None)
+        if self.self_destruct_armed.get(seat):
+            self.self_destruct_armed[seat] = False
+            self.notify()
+            return Answer(value=True, extras=AnswerExtras(raw_reply="self-destruct (standing choice)"))
+        if request.context.get("before_speaker") != seat:
+            return Answer(value=False, extras=AnswerExtras(note="standing choice: not armed"))
+        speech = own_speech_request(request, self._speech_seconds(int(request.context.get("max_chars") or 0)))
+        answer = await self.ask(seat, speech, self_destruct=True)
+        if seat in self._blown:
+            self._blown.discard(seat)
+            return Answer(value=True, extras=AnswerExtras(raw_reply="self-destruct (button, own turn)"))
+        self.kept_speech[seat] = answer  # the speech request that follows takes it (a default stays one)
+        return Answer(value=False, extras=AnswerExtras(note="the seat's speech follows"))
+
+    def _speech_seconds(self, max_chars: int) -> int | None:
+        """The limit of the speech an offer announces (it carries the length the limit gives, R64)."""
+        from arena.rules.speech import _speak_for
+
+        fits = [t for t in self.speech_tiers if t and _speak_for(t).max_chars == max_chars]
+        return max(fits) if fits else None
+
+    def set_self_destruct(self, seat: int, armed: Any) -> str | None:
+        """The page's self-destruct button; an error message when it cannot be used now."""
+        if not isinstance(armed, bool):
+            return "armed must be true or false"
+        if armed and not (self.self_destruct_eligible.get(seat) and self._stage.startswith("D")
+                          and self.status == "running"):
+            return "self-destruct is possible only by day, during the speeches, for a wolf card that may"
+        question = self.pending.get(seat)
+        if armed and question is not None and question.self_destruct and not question.future.done():
+            self._blown.add(seat)  # the own speech's turn: at once
+            question.future.set_result(Answer(value=question.request.default))
+            self.settlements[seat].append({"type": "settled", "rid": question.rid, "why": "self_destruct",
+                                           "value": None})
+            question.wake.set()
+        else:
+            self.self_destruct_armed[seat] = armed
+        self.notify()
+        return None
+
+    async def ask(self, seat: int, request: DecisionRequest, *, self_destruct: bool = False) -> Answer:
         loop = asyncio.get_running_loop()
         question = Question(rid=secrets.token_urlsafe(12), request=request, future=loop.create_future(),
-                            asked_at=loop.time(), seconds=self.time_limit(request))
+                            asked_at=loop.time(), seconds=self.time_limit(request), self_destruct=self_destruct)
         self.pending[seat] = question
         self.notify()
         try:
@@ -432,6 +560,7 @@ class Room:
                 "legal": request.legal.to_json(), "default": request.default,
                 "question": {code: question_text(code, request) for code in LANGS}, "skip": skip,
                 "optional": request.kind in OPTIONAL_SPEECHES, "seconds": question.seconds,
+                "self_destruct": question.self_destruct,
                 "remaining": question.remaining(asyncio.get_running_loop().time())}
 
     # ---- what a connection is sent -------------------------------------------------------------------
@@ -477,6 +606,10 @@ class Room:
     async def _send_question(self, watcher: Watcher, send: Send) -> None:
         seat = watcher.seat
         assert seat is not None
+        standing = self.standing(seat)
+        if standing != watcher.standing:
+            watcher.standing = standing
+            await send(standing)
         done = self.settlements[seat]
         while watcher.settled < len(done):
             message = done[watcher.settled]

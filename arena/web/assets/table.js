@@ -14,9 +14,11 @@
   const VIEW = D.views[LIVE.view];
   const token = LIVE.seat ? decodeURIComponent(location.pathname.split("/").pop()) : null;
   const $ = (id) => document.getElementById(id);
+  document.body.classList.add("live", LIVE.seat ? "live-seat" : "live-watch");
 
   const state = { ws: null, ask: null, sending: false, ended: false, dead: false, retry: 0, timer: null,
-    deadline: null, ttsFrom: null, role: null, message: null, status: null, lang: null };
+    deadline: null, ttsFrom: null, role: null, message: null, status: null, lang: null,
+    standing: null, card: null, cardShown: false, result: null, againError: null };
 
   function W() { return D.labels[V.lang()].web; }
   function fmt(template, fields) { return String(template).replace(/\{(\w+)\}/g, (m, k) => (k in fields ? fields[k] : m)); }
@@ -52,6 +54,7 @@
     state.sending = true;
     state.message = null;
     state.ws.send(JSON.stringify({ type: "answer", rid: state.ask.rid, value: value }));
+    $("sp-card").open = false;  // the card was read: it folds away (its title reopens it)
     renderAsk();
   }
 
@@ -75,18 +78,26 @@
       case "settled":
         if (state.ask && state.ask.rid === msg.rid) state.ask = null;
         state.sending = false;
-        state.message = msg.why === "timeout" ? ["timed_out"] : msg.why === "absent" ? ["absent"] : null;
+        // a default applied: say which answer it was
+        state.message = msg.why === "timeout" || msg.why === "absent" ? [msg.why === "timeout" ? "timed_out" : "absent", { value: msg.value }] : null;
+        renderAsk();
+        break;
+      case "standing":
+        state.standing = msg.self_destruct;
+        if (msg.card && !state.card) state.cardShown = false;  // a new card opens once
+        state.card = msg.card;
         renderAsk();
         break;
       case "refused":
         state.sending = false;
+        if (msg.error === "unknown message") break;
         state.message = ["refused", { error: msg.error }, true];
         renderAsk();
         break;
       case "status": setStatus(msg.status); break;
       case "result":
         state.ended = true; state.ask = null;
-        if (msg.result) { D.result = msg.result; D.meta.seed = msg.result.seed; }
+        if (msg.result) { D.result = msg.result; D.meta.seed = msg.result.seed; state.result = msg.result; }
         setStatus(msg.status);
         V.refresh(true);
         renderAsk();
@@ -161,7 +172,9 @@
     panel.dataset.rid = ask ? ask.rid : "";
     panel.dataset.kind = ask ? ask.kind : "";
     if (ask) {
-      q.textContent = w.your_turn + " · " + (ask.question[V.lang()] || ask.question.en);
+      const asked = ask.question[V.lang()] || ask.question.en;
+      // "your turn to speak" says it already
+      q.textContent = ask.legal.type === "text" ? asked : w.your_turn + " · " + asked;
       controls(ask, box, w);
       if (state.sending) for (const el of box.querySelectorAll("button, textarea, select")) el.disabled = true;
     } else if (LIVE.seat && !state.ended) {
@@ -171,9 +184,136 @@
     }
     msg.className = "sp-message" + (state.message && state.message[2] ? " error" : "");
     msg.dataset.kind = state.message ? state.message[0] : "";
-    msg.textContent = state.message ? fmt(w[state.message[0]], state.message[1] || {}) : "";
+    let said = state.message ? fmt(w[state.message[0]], state.message[1] || {}) : "";
+    if (state.message && state.message[1] && "value" in state.message[1]) {
+      said += " " + fmt(w.default_was, { value: valueText(state.message[1].value, w) });
+    }
+    msg.textContent = said;
+    if (ask && ask.seconds !== null) {  // the answer the countdown gives when it runs out
+      const d = document.createElement("span");
+      d.className = "sp-default";
+      d.textContent = " (" + fmt(w.default_was, { value: valueText(ask.default, w) }) + ")";
+      q.appendChild(d);
+    }
+    renderBoom(w);
+    renderPicks(w);
+    renderEnd(w);
+    renderCard(w);
     tickTimer();
   }
+
+  // ---- the standing self-destruct (R66-R67): a button by day, never a question ----------------------
+  function renderBoom(w) {
+    const b = $("sp-boom");
+    const sd = state.standing;
+    const show = !!(LIVE.seat && sd && sd.eligible && sd.day && !state.dead && !state.ended);
+    b.hidden = !show;
+    if (!show) return;
+    b.classList.toggle("armed", !!sd.armed);
+    b.textContent = sd.armed ? w.self_destruct_armed : w.self_destruct;
+  }
+
+  function selfDestruct(armed) {
+    if (!state.ws || state.ws.readyState !== 1) return;
+    state.ws.send(JSON.stringify({ type: "self_destruct", armed: armed }));
+  }
+
+  $("sp-boom").addEventListener("click", () => {
+    const sd = state.standing || {};
+    // at the seat's own speech it acts at once; otherwise it arms (or disarms) the next speech's offer
+    selfDestruct(state.ask && state.ask.self_destruct ? true : !sd.armed);
+  });
+
+  // ---- the wolves' conferral: teammates' current picks on the seats, and the knife's rule --------------
+  const WOLF_KINDS = ["wolf_propose", "wolf_kill", "wolf_veto", "wolf_message"];
+  function teamPicks() {
+    if (!state.ask || !WOLF_KINDS.includes(state.ask.kind)) return null;
+    const picks = new Map();
+    for (const e of D.events) {
+      if (e.stage !== state.ask.phase || e.seat === LIVE.seat) continue;
+      if (e.type === "wolf_proposal" || e.type === "wolf_knife_vote") picks.set(e.seat, e.target);
+    }
+    return picks;
+  }
+
+  function renderPicks(w) {
+    const el = $("sp-picks");
+    for (const node of document.querySelectorAll("#seats .pick-badge")) node.remove();
+    const picks = teamPicks();
+    el.hidden = picks === null;
+    if (picks === null) return;
+    const items = [];
+    const byTarget = new Map();
+    for (const [seat, target] of picks) {
+      items.push(fmt(w.pick_item, { seat: seatName(seat), target: target === null ? w.no_kill : seatName(target) }));
+      if (target !== null) byTarget.set(target, (byTarget.get(target) || []).concat([seat]));
+    }
+    el.textContent = (items.length ? fmt(w.teammates_picks, { picks: items.join(w.list_sep || ", ") }) + " · " : "") + w.knife_rule;
+    for (const [target, seats] of byTarget) {
+      const node = document.querySelector('#seats .seat[data-seat="' + target + '"]');
+      if (!node) continue;
+      const badge = document.createElement("span");
+      badge.className = "pick-badge";
+      badge.textContent = fmt(W().pick_badge, { seats: seats.join("·") });
+      node.appendChild(badge);
+    }
+  }
+
+  // ---- the role card, once it is dealt --------------------------------------------------------------
+  function renderCard(w) {
+    const box = $("sp-card");
+    const card = state.card && (state.card[V.lang()] || state.card.en);
+    box.hidden = !card || state.ended;
+    if (!card) return;
+    $("sp-card-title").textContent = w.role_card;
+    $("sp-card-text").textContent = card;
+    if (!state.cardShown) { box.open = true; state.cardShown = true; }
+  }
+
+  // ---- the end: won or lost, the replay, and the next game ------------------------------------------
+  function renderEnd(w) {
+    const box = $("sp-end");
+    const r = state.result;
+    box.hidden = !r;
+    if (!r) return;
+    box.textContent = "";
+    if (LIVE.seat && r.camps) {
+      const verdict = document.createElement("div");
+      const camp = r.camps[String(LIVE.seat)];
+      const won = r.winner === "draw" ? null : camp === r.winner;
+      verdict.className = "sp-verdict " + (won === null ? "draw" : won ? "won" : "lost");
+      verdict.textContent = won === null ? w.draw : won ? w.you_won : w.you_lost;
+      box.appendChild(verdict);
+    }
+    const name = String(r.transcript || "").replace(/\.jsonl$/, "");
+    const links = document.createElement("div");
+    links.className = "sp-links";
+    for (const [text, href] of [[w.replay_link, "/games/" + name + ".html"], [w.transcript_link, "/games/" + name + ".jsonl"]]) {
+      const a = document.createElement("a");
+      a.href = href; a.textContent = text; a.target = "_blank"; a.rel = "noopener";
+      links.appendChild(a);
+    }
+    if (LIVE.again) links.appendChild(button(w.play_again, "primary again", playAgain));
+    box.appendChild(links);
+    if (state.againError) {
+      const e = document.createElement("div");
+      e.className = "sp-message error";
+      e.textContent = state.againError;
+      box.appendChild(e);
+    }
+  }
+
+  function playAgain() {
+    fetch("/api/tables", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(LIVE.again) })
+      .then((r) => r.json().then((body) => [r.ok, body]))
+      .then(([ok, body]) => {
+        if (!ok) throw new Error(localError(body));
+        location.href = (LIVE.seat && body.seats[String(LIVE.seat)]) || body.spectator;
+      })
+      .catch((err) => { state.againError = fmt(W().refused, { error: err.message }); renderAsk(); });
+  }
+
+  function localError(body) { return (body.error_text && body.error_text[V.lang()]) || body.error || "?"; }
 
   // a seat question: the legal seats on the table can be clicked too
   function markPickable() {
@@ -189,6 +329,8 @@
     if (value === true) return w.answer_yes;
     if (value === false) return w.answer_no;
     if (value === null) return D.labels[V.lang()].none_choice || "—";
+    if (value === "pass") return w.pass;
+    if (typeof value === "number") return seatName(value);
     return String(value);
   }
 
@@ -244,6 +386,7 @@
       box.appendChild(area);
       box.appendChild(button(w.send, "primary", () => send(area.value)));
       box.appendChild(button(w.pass, "skip", () => send(ask.optional ? "" : "pass")));
+      if (ask.self_destruct) box.appendChild(button(w.self_destruct_instead, "boom", () => selfDestruct(true)));
       box.appendChild(count);
       setTimeout(() => area.focus(), 0);
     }
@@ -266,13 +409,16 @@
     if (e && e.type === "speech") {
       const seat = document.querySelector('#seats .seat[data-seat="' + e.seat + '"]');
       if (seat) {
+        // a short bubble that points into the table, where no other seat sits (the centre shows the whole speech)
         const bubble = document.createElement("div");
-        bubble.className = "bubble";
-        bubble.textContent = e.text.length > 160 ? e.text.slice(0, 157) + "…" : e.text;
+        const left = parseFloat(seat.style.left), top = parseFloat(seat.style.top);
+        bubble.className = "bubble " + (top < 40 ? "below" : "above") + (left < 25 ? " to-right" : left > 75 ? " to-left" : "");
+        bubble.textContent = e.text.length > 48 ? e.text.slice(0, 46) + "…" : e.text;
         seat.appendChild(bubble);
       }
     }
     markPickable();  // the replay page drew the seats anew
+    renderPicks(W());
     // a player who is out keeps watching from the seat (the table's fold says who is out)
     const dead = !!LIVE.seat && V.atEnd() && st.dead.has(LIVE.seat);
     if (state.lang !== V.lang() || (dead && !state.dead)) {
