@@ -10,11 +10,11 @@ import json
 from array import array
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from pydantic import BaseModel, ConfigDict
 
-from arena.evaluate.records import GameRecord
+from arena.evaluate.records import GameRecord, SeatRecord
 from arena.evaluate.stats import cluster_totals
 
 ALL = "all"
@@ -91,9 +91,8 @@ class _Clustered:
         self.n = 0
         self.chance = 0.0
         self.chance_n = 0
-        # Typed arrays (cluster and count in 4 bytes, the sum in 8): a list holds a pointer and an
-        # object (32 bytes) per entry, and these grow by an entry per game for each of a report's
-        # ~150 (metric, agent, group) keys (issue #27: memory per game).
+        # typed arrays, not lists: 16 bytes an entry instead of about 80 with the boxed numbers, and
+        # there is an entry per metric row per game
         self.gc = array("i")
         self.gy = array("d")
         self.gn = array("i")
@@ -164,26 +163,49 @@ class Accumulator:
     seat_seats: dict[str, dict[int, int]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(int)))
     deck_seats: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     first_speaker: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    #: one summary per game for the config card, shared between games whose summaries are equal (a
-    #: tournament has a handful); the seeds are kept apart, one int per game
-    headers: list[dict[str, Any]] = field(default_factory=list)
-    header_kinds: dict[str, dict[str, Any]] = field(default_factory=dict)
-    seeds: array = field(default_factory=lambda: array("q"))
-    #: one shared seats tuple per distinct seating (agent, card, side of every seat)
-    seatings: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
+    #: what the config card needs of the headers: distinct header summary -> [its rules, games], in
+    #: the order first seen, and every integer seed (arena.evaluate.report._config_card)
+    headers: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
+    seeds: set[int] = field(default_factory=set)
+    #: one shared SeatRecord per (seat, agent, role), and one string per board and winner
+    seat_records: dict[tuple[int, str, str], SeatRecord] = field(default_factory=dict)
+    strings: dict[str, str] = field(default_factory=dict)
     #: one shared tuple per distinct (roster name, spec, version, settings) seen in a header
     roster_keys: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
 
     #: the cluster of the game being scored: one per (board, seed), so mirrored games form one unit
     cluster: int = 0
     cluster_ids: dict[tuple[str, Any], int] = field(default_factory=dict)
-    #: cluster -> the transcripts (paths, else game ids) in it, so a report row can link to its games
-    cluster_games: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
+    #: the transcripts (paths, else game ids) of every cluster, so a report row can link to its
+    #: games: one name per game, and per cluster a chain through them (its first game, each game's
+    #: next), not a list per cluster
+    game_names: list[str] = field(default_factory=list)
+    cluster_first: array = field(default_factory=lambda: array("i"))
+    cluster_last: array = field(default_factory=lambda: array("i"))
+    game_next: array = field(default_factory=lambda: array("i"))
 
     def start_game(self, board: str, seed: Any, game_id: str, path: str | None = None) -> None:
         key = (board, seed) if isinstance(seed, int) else (board, "game:" + game_id)
-        self.cluster = self.cluster_ids.setdefault(key, len(self.cluster_ids))
-        self.cluster_games[self.cluster].append(path or game_id)
+        self.cluster = cluster = self.cluster_ids.setdefault(key, len(self.cluster_ids))
+        game = len(self.game_names)
+        self.game_names.append(path or game_id)
+        self.game_next.append(-1)
+        if cluster == len(self.cluster_first):
+            self.cluster_first.append(game)
+            self.cluster_last.append(game)
+        else:
+            self.game_next[self.cluster_last[cluster]] = game
+            self.cluster_last[cluster] = game
+
+    def cluster_games(self, cluster: int) -> Iterator[str]:
+        """The transcripts of one cluster, in the order they were read."""
+        game = self.cluster_first[cluster] if 0 <= cluster < len(self.cluster_first) else -1
+        while game >= 0:
+            yield self.game_names[game]
+            game = self.game_next[game]
+
+    def intern(self, text: str) -> str:
+        return self.strings.setdefault(text, text)
 
     def rate(self, metric: str, agent: str, hit: float, chance: float | None = None, group: str = ALL,
              by_day: str | None = None) -> None:
@@ -205,3 +227,19 @@ def roster_keys(acc: Accumulator, agents: list[dict[str, Any]]) -> tuple[tuple[A
                json.dumps(settings, sort_keys=True, ensure_ascii=False) if settings else None)
         keys.append(acc.roster_keys.setdefault(key, key))
     return tuple(keys)
+
+
+def note_header(acc: Accumulator, header: dict[str, Any], agents: tuple[tuple[Any, ...], ...]) -> None:
+    """Count a header under its summary (board, rules, switch set, seats, language, version, fork?)."""
+    rules = header.get("rules") or {}
+    switches = header.get("switches") or {}
+    key = (header["preset"], json.dumps(rules, sort_keys=True, default=repr) if rules else "",
+           hash(tuple(sorted((k, repr(v)) for k, v in switches.items()))), agents, header.get("lang", "en"),
+           header.get("package_version", "?"), bool(header.get("fork")))
+    entry = acc.headers.get(key)
+    if entry is None:
+        entry = acc.headers[key] = [rules, 0]
+    entry[1] += 1
+    seed = header.get("seed")
+    if isinstance(seed, int):
+        acc.seeds.add(seed)

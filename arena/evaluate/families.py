@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable
 
-from arena.evaluate.accumulate import ALL, Accumulator, roster_keys
+from arena.evaluate.accumulate import ALL, Accumulator, note_header, roster_keys
 from arena.evaluate.claims import mentioned_seats, read_claims
 from arena.evaluate.load import RawGame
 from arena.evaluate.records import GameRecord, SeatRecord
@@ -979,31 +979,20 @@ def _begin(game: RawGame, acc: Accumulator) -> GameContext | None:
     board = header["preset"]
     winner = str(result["winner"])
     avail.games += 1
-    # Only what the config card needs: ten thousand full switch tables would just weigh on memory.
-    # Games with equal summaries share one dict, and each game's seed is an int in acc.seeds.
-    summary = {
-        "preset": board, "rules": header.get("rules") or {},
-        "switches_key": hash(tuple(sorted((k, repr(v)) for k, v in (header.get("switches") or {}).items()))),
-        "agents": roster_keys(acc, header["agents"]), "lang": header.get("lang", "en"),
-        "package_version": header.get("package_version", "?"), "fork": header.get("fork"),
-    }
-    summary_key = json.dumps(summary, sort_keys=True, default=str)
-    acc.headers.append(acc.header_kinds.setdefault(summary_key, summary))
-    seed = header.get("seed")
-    if isinstance(seed, int) and not isinstance(seed, bool) and -2**63 <= seed < 2**63:
-        acc.seeds.append(seed)
-    seating = tuple((s, agent_of.get(s, "?"), roles[s]) for s in sorted(roles))
-    seats = acc.seatings.get(seating)
-    if seats is None:
-        seats = acc.seatings[seating] = tuple(
-            SeatRecord(seat=s, agent=agent, role=role, side="wolf" if is_wolf_card(role) else "good")
-            for s, agent, role in seating)
-    # Fields of checked types (the header and result were read as such): built without re-validation,
-    # its seats shared with every game of the same seating.
-    fields = dict(game_id=header["game_id"], board=board, winner=winner, seed=seed, seats=seats)
-    acc.records.append(GameRecord.model_construct(**fields, abandoned=False)
-                       if type(seed) in (int, type(None)) and type(fields["game_id"]) is str and type(board) is str
-                       else GameRecord(**fields))
+    # Only what the config card needs, one shared entry per distinct header (bar its seed): a dict
+    # per game weighed on memory at a hundred thousand games.
+    note_header(acc, header, roster_keys(acc, header["agents"]))
+    shared = acc.seat_records
+    seats = []
+    for s in sorted(roles):
+        role = roles[s]
+        key = (s, agent_of.get(s, "?"), role)
+        seat = shared.get(key)
+        if seat is None:
+            seat = shared[key] = SeatRecord(seat=s, agent=key[1], role=role, side="wolf" if is_wolf_card(role) else "good")
+        seats.append(seat)
+    acc.records.append(GameRecord(game_id=header["game_id"], board=acc.intern(board), winner=acc.intern(winner),
+                                  seed=header.get("seed"), seats=tuple(seats)))
     acc.start_game(board, header.get("seed"), header["game_id"], game.path)
     return GameContext(game=game, acc=acc, roles=roles, agent_of=agent_of, board=board, winner=winner)
 

@@ -167,16 +167,22 @@ def find_transcripts(paths: Iterable[str | Path]) -> list[Path]:
 
     Tournament bookkeeping files (``index.jsonl``) are skipped.
     """
-    found: set[Path] = set()
+    return [Path(p) for p in transcript_files(paths)]
+
+
+def transcript_files(paths: Iterable[str | Path]) -> list[str]:
+    """:func:`find_transcripts` as strings, in the same order (Path order, by components): the
+    evaluator holds the list while it reads, and a string weighs a third of a Path."""
+    found: set[str] = set()
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found.update(x for x in p.rglob("*.jsonl") if x.name != "index.jsonl")
+            found.update(str(x) for x in p.rglob("*.jsonl") if x.name != "index.jsonl")
         elif p.is_file():
-            found.add(p)
+            found.add(str(p))
         else:
             raise TranscriptError(f"{p}: no such file or folder")
-    return sorted(found)
+    return sorted(found, key=lambda s: Path(s).parts)
 
 
 def iter_games(paths: Iterable[str | Path], *, strict: bool = False) -> Iterator[RawGame]:

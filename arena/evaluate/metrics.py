@@ -368,7 +368,7 @@ def _flag_against_chance(rows: list[MetricRow], alpha: float = 0.05) -> int:
 def _examples(acc: Accumulator, clusters: Sequence[int]) -> list[str]:
     out: list[str] = []
     for c in dict.fromkeys(clusters):
-        out.extend(acc.cluster_games.get(c, []))
+        out.extend(acc.cluster_games(c))
         if len(out) >= ROW_EXAMPLES:
             break
     return out[:ROW_EXAMPLES]

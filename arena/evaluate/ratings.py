@@ -163,7 +163,24 @@ class _Design:
 
 
 def canonical_games(games: Sequence[GameRecord]) -> list[GameRecord]:
-    return sorted(games, key=GameRecord.sort_key)
+    """The games in :meth:`GameRecord.sort_key` order. Sorted by the key's leading fields first and
+    by the whole key only where those tie (game ids are nearly always distinct): the same order,
+    without a full key with its seat tuples held for every game at once."""
+    ordered = sorted(games, key=_leading_key)
+    out: list[GameRecord] = []
+    i = 0
+    while i < len(ordered):
+        j = i + 1
+        lead = _leading_key(ordered[i])
+        while j < len(ordered) and _leading_key(ordered[j]) == lead:
+            j += 1
+        out.extend(ordered[i:j] if j == i + 1 else sorted(ordered[i:j], key=GameRecord.sort_key))
+        i = j
+    return out
+
+
+def _leading_key(game: GameRecord) -> tuple[str, str, int, str]:
+    return game.game_id, game.board, game.seed if game.seed is not None else -1, game.winner
 
 
 def _design(games: Sequence[GameRecord], cfg: RatingConfig) -> tuple[_Design, int]:

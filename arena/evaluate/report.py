@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from arena import __version__
 from arena.evaluate.claims import ClaimsReaderFn, active_reader_name, using_reader
-from arena.evaluate.load import find_transcripts, load_game
+from arena.evaluate.load import load_game, transcript_files
 from arena.evaluate.metrics import (
     LEGAL_SET_KINDS,
     SCORED_EVENTS,
@@ -123,45 +123,56 @@ class Report(BaseModel):
         return self._records
 
 
-def _config_card(headers: Sequence[dict[str, Any]], seeds: Sequence[int] = ()) -> ConfigCard | None:
+def _config_card(accumulators: Sequence[Accumulator]) -> ConfigCard | None:
+    """The card from the accumulators' header summaries (arena.evaluate.accumulate.note_header), in
+    the order given: each distinct header once, with the number of games that carried it."""
+    headers: dict[tuple[Any, ...], list[Any]] = {}
+    seeds: set[int] = set()
+    for acc in accumulators:
+        for key, (rules, games) in acc.headers.items():
+            headers.setdefault(key, [rules, 0])[1] += games
+        seeds |= acc.seeds
     if not headers:
         return None
-    boards = Counter(h["preset"] for h in headers)
+    boards: Counter[str] = Counter()
+    langs: Counter[str] = Counter()
+    package_versions: Counter[str] = Counter()
     overrides: list[dict[str, Any]] = []
-    for h in headers:
-        r = h.get("rules") or {}
-        if r and r not in overrides:
-            overrides.append(r)
-    switch_sets = len({h["switches_key"] for h in headers})
     agents: dict[str, set[str]] = defaultdict(set)
     versions: dict[str, Counter[str]] = defaultdict(Counter)
     settings: dict[str, list[str]] = defaultdict(list)
     seat_games: Counter[str] = Counter()
-    for h in headers:
-        # (name, spec, version, settings JSON) per seat, from arena.evaluate.metrics._roster_keys
-        for name, spec, version, settings_json in h["agents"]:
+    forks = 0
+    for (board, _, _, roster, lang, package_version, fork), (rules, games) in headers.items():
+        boards[board] += games
+        langs[lang] += games
+        package_versions[package_version] += games
+        forks += games if fork else 0
+        if rules and rules not in overrides:
+            overrides.append(rules)
+        # (name, spec, version, settings JSON) per seat, from arena.evaluate.accumulate.roster_keys
+        for name, spec, version, settings_json in roster:
             agents[name].add(spec)
-            versions[name][version or NOT_RECORDED] += 1
-            seat_games[name] += 1
+            versions[name][version or NOT_RECORDED] += games
+            seat_games[name] += games
             if settings_json is not None and settings_json not in settings[name]:
                 settings[name].append(settings_json)
-    roster = [RosterEntry(name=name, specs=sorted(agents[name]), prompt_versions=dict(sorted(versions[name].items())),
-                          settings=[json.loads(x) for x in sorted(settings[name])], seat_games=seat_games[name])
-              for name in sorted(agents)]
+    roster_entries = [RosterEntry(name=name, specs=sorted(agents[name]), prompt_versions=dict(sorted(versions[name].items())),
+                                  settings=[json.loads(x) for x in sorted(settings[name])], seat_games=seat_games[name])
+                      for name in sorted(agents)]
     all_versions: Counter[str] = Counter()
     for c in versions.values():
         all_versions.update(c)
-    seeds = list(seeds) + [seed for h in headers if isinstance(seed := h.get("seed"), int)]
     return ConfigCard(
         boards=dict(sorted(boards.items())),
         rule_overrides=overrides,
-        switch_sets=switch_sets,
+        switch_sets=len({key[2] for key in headers}),
         agents={k: sorted(v) for k, v in sorted(agents.items())},
-        seeds={"count": len(set(seeds)), "min": min(seeds) if seeds else None, "max": max(seeds) if seeds else None},
-        langs=dict(Counter(h.get("lang", "en") for h in headers)),
-        package_versions=dict(Counter(h.get("package_version", "?") for h in headers)),
-        forks=sum(1 for h in headers if h.get("fork")),
-        roster=roster,
+        seeds={"count": len(seeds), "min": min(seeds) if seeds else None, "max": max(seeds) if seeds else None},
+        langs=dict(langs),
+        package_versions=dict(package_versions),
+        forks=forks,
+        roster=roster_entries,
         prompt_versions=dict(sorted(all_versions.items())),
     )
 
@@ -208,7 +219,7 @@ def _roster_rows(card: ConfigCard) -> tuple[list[str], list[list[str]]]:
 def _read_all(sources: list[str], acc: Accumulator, skipped: list[str], strict: bool,
               forks: ForkCollector, fork_acc: Accumulator | None) -> None:
     """Fold every transcript into ``acc``; forks into ``fork_acc`` instead when it is given."""
-    for path in find_transcripts(sources):
+    for path in transcript_files(sources):
         try:
             game = load_game(path, strict=strict, event_types=SCORED_EVENTS, full_decision_kinds=LEGAL_SET_KINDS)
         except TranscriptError as exc:
@@ -268,10 +279,8 @@ def score(paths: Iterable[str | Path], *, rating: RatingConfig | None = None, st
     fork_report = pair_forks(forks, fork_records)
     t4 = time.perf_counter()
     excluded = 0 if fork_acc is None else sum(getattr(fork_acc.avail, k) for k in ("games", "incomplete", "abandoned"))
-    headers = acc.headers if fork_acc is None else acc.headers + fork_acc.headers
-    seeds = acc.seeds if fork_acc is None else acc.seeds + fork_acc.seeds
     report = Report(
-        sources=sources, skipped=skipped, config=_config_card(headers, seeds),
+        sources=sources, skipped=skipped, config=_config_card([acc] if fork_acc is None else [acc, fork_acc]),
         availability=Availability.from_counts(acc.avail), ratings=ratings, openskill=open_skill, pairwise=pairwise,
         copeland=copeland(pairwise, ratings) if pairwise else None, metrics=metrics, balance=balance, forks=fork_report,
         forks_counted=fork_acc is None, forks_excluded=excluded, claims_reader=active_reader_name(),
