@@ -34,7 +34,6 @@ from arena.actions import Answer, AnswerExtras, DecisionRequest, IllegalAnswer, 
 from arena.events import Event
 from arena.narration import LANGS
 from arena.observation import Observation, public_events, visible_events
-from arena.types import Role
 
 if TYPE_CHECKING:
     from arena.web.seats import SeatChoices
@@ -340,31 +339,17 @@ class Room:
         self.notify()
 
     def role_card(self, seat: int) -> dict[str, str]:
-        """The seat's card as the models are told it (prompts/*/llm_roles.yaml: ability and goal, the
-        team) with the board's rules that bear on it (the summary card's lines for this role and for its
-        decisions), and, for a wolf card, the knife's unanimity and the standing self-destruct."""
-        from agents.llm_prompts import PromptBuilder
-        from arena.rules.registry import registry
+        """The seat's card in both languages (:func:`agents.role_card.role_card`, the terminal's too)."""
+        from agents.role_card import role_card
         from arena.web.app import web_labels
 
         card: dict[str, str] = {}
         for code in LANGS:
             observation = Observation(seat=seat, players=self.players, preset=self.preset, switches=self.switches,
                                       events=visible_events(self.log, seat), lang=code)
-            view = observation.view()
-            full, summary = PromptBuilder(code, seat), PromptBuilder(code, seat, memory="summary")
-            _, seat_rules = summary.rule_lines(observation)
-            lines = [ln for ln in full.role_text(view, seat_rules).split("\n") if ln.strip()]
-            if view.role is not None:
-                kinds = registry().spec(Role(view.role)).kinds
-                for kind in kinds:
-                    lines += [ln for ln in summary.kind_rule_lines(observation, kind) if ln not in lines]
-                words = web_labels(code)
-                if "wolf_kill" in kinds:
-                    lines.append("- " + words["knife_rule"])
-                if PromptBuilder.may_self_destruct(observation, view):
-                    lines.append("- " + words["self_destruct_rule"])
-            card[code] = "\n".join(lines)
+            words = web_labels(code)
+            card[code] = role_card(observation, knife_rule=words["knife_rule"],
+                                   self_destruct_rule=words["self_destruct_rule"])
         return card
 
     def notify(self) -> None:
