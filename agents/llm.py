@@ -53,6 +53,7 @@ from agents.llm_answer import (
 )
 from agents.llm_prompts import LANGS, PROMPTS_DIR, LastBeliefs, PromptBuilder, latest_proposal
 from agents.providers.base import AnswerSchema, ChatMessage, GenerateOptions, Usage
+from agents.providers.budget import DEFAULT_EFFORT, REASONING_HEADROOM, max_tokens_of, sized_max_tokens
 from agents.providers.secrets import FORBIDDEN_OPTIONS, redact, redact_known
 from agents.providers.wrapper import ManagedProvider
 from arena.actions import (
@@ -179,11 +180,11 @@ class LLMAgent:
         self.usage = Usage()
         self.reached = False  # has the endpoint ever answered this seat?
         self._kept: KeptSpeech | None = None  # the speech given with the last self-destruct answer
-        self._summary_calls: list[tuple[int, _Asked]] = []
+        self._summary_calls: list[tuple[int, _Asked]] = []  # day summaries asked since the last decision
         self._lang = "en"  # the language of the game being played (for sizing max_tokens)
         #: A wolf's standing instruction (#25 item 7): (day phase, the seat before whose speech it
         #: self-destructs, or None), from its latest day answer; answers the offers before others' speeches.
-        self._destruct_before: tuple[str, int | None] | None = None  # day summaries asked since the last decision
+        self._destruct_before: tuple[str, int | None] | None = None
 
     @property
     def belief_mode(self) -> str:
@@ -284,6 +285,7 @@ class LLMAgent:
 
     async def _decide(self, observation: Observation, request: DecisionRequest) -> Answer:
         kept, self._kept = self._kept, None  # a kept speech answers only the very next request
+        self._lang = self.options.lang or observation.lang or "en"  # sizes max_tokens (generation)
         if kept is not None:
             reused = kept.answer(observation, request, self._speech_chars(request))
             if reused is not None:
@@ -415,14 +417,13 @@ class LLMAgent:
 
     def generation(self, schema: Any) -> GenerateOptions:
         """The call's generation options. ``max_tokens`` left unset is sized to the answer asked (#25
-        item 8): the schema's string limits in tokens (about 4 characters a token in English, one a
-        character in Chinese), the JSON around them, and for a reasoning model the reasoning it spends
-        inside the same limit (OpenAI counts reasoning tokens in max_output_tokens)."""
-        if "max_tokens" in self.generate.model_fields_set:
+        item 8, :func:`agents.providers.budget.max_tokens_of`): the schema's string limits at the
+        table's language's tokens per character, the JSON around them, and for a reasoning model the
+        reasoning it spends inside the same limit, by its effort. A seat's own ``max_tokens`` wins."""
+        if self.generate.max_tokens is not None:
             return self.generate
-        return self.generate.model_copy(update={"max_tokens": answer_tokens(
-            schema, zh=(self.options.lang or self._lang) == "zh",
-            reasoning=self.generate.reasoning_effort not in (None, "none"))})
+        return self.generate.model_copy(update={"max_tokens": max_tokens_of(
+            self.provider.provider, self.generate, schema, lang=self.options.lang or self._lang)})
 
     def _tell_stand_in(self, observation: Observation, request: DecisionRequest) -> None:
         """``mock:talker``'s side channel: the seat's own observation before its call, the facts a real
@@ -495,7 +496,7 @@ class LLMAgent:
                 asked.error = f"decision deadline of {self.provider.policy.decision_deadline:g}s passed ({asked.error})"
                 break
             result = await self.provider.call(asked.messages, schema=schema, options=self.generation(schema),
-                                              deadline=deadline)
+                                              deadline=deadline, lang=self._lang)
             record.calls += 1
             record.retries += max(len(result.tries) - 1, 0)
             record.transport_errors += [t.error for t in result.tries if t.error]
@@ -626,32 +627,14 @@ class KeptSpeech:
                                                                          "note": note}))
 
 
-#: Tokens a reasoning model may spend thinking inside the same output limit (OpenAI's Responses API).
-REASONING_TOKENS = 8192
+#: Tokens a reasoning model at its default effort may spend thinking inside the same output limit.
+REASONING_TOKENS = REASONING_HEADROOM[DEFAULT_EFFORT]
 
 
 def answer_tokens(schema: Any, *, zh: bool, reasoning: bool = False) -> int:
-    """An output limit that holds the longest answer ``schema`` allows: each string field's maxLength
-    in tokens (a character is about a token in Chinese, a quarter of one in English), 16 tokens a
-    field and 32 an array item for the JSON, plus :data:`REASONING_TOKENS` for a reasoning model."""
-    per_char = 1.0 if zh else 0.3
-
-    def size(node: Any) -> float:
-        if not isinstance(node, dict):
-            return 0.0
-        if "anyOf" in node:
-            return max((size(n) for n in node["anyOf"]), default=0.0)
-        kind = node.get("type")
-        if kind == "string":
-            return node.get("maxLength", 40) * per_char + 16
-        if kind == "array":
-            return 8 + int(node.get("maxItems", 4)) * (size(node.get("items")) + 4)
-        if kind == "object":
-            return 8 + sum(size(v) + 8 for v in (node.get("properties") or {}).values())
-        return 8.0
-
-    body = size(getattr(schema, "json_schema", schema))
-    return max(int(body * 1.1) + (REASONING_TOKENS if reasoning else 0), 256)
+    """An output limit that holds the longest answer ``schema`` allows (:func:`sized_max_tokens`),
+    plus :data:`REASONING_TOKENS` for a reasoning model."""
+    return sized_max_tokens(getattr(schema, "json_schema", schema), "zh" if zh else "en", reasoning=reasoning)
 
 
 def _why_unusable(reply: Any, error: str) -> str:

@@ -28,6 +28,7 @@ neutralised, so no text a player says can close the quote or start a line in the
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -449,16 +450,41 @@ class PromptBuilder:
             needs = [needs_switch] if isinstance(needs_switch, str) else list(needs_switch or [])
             if not all(observation.switches.get(n) for n in needs):
                 continue
+            if table.get("_unless") and observation.switches.get(table["_unless"]):
+                continue  # another entry says it for this board (003's witch: _unless witch_original_potion)
             audience = table.get("_for", "all") if card else "all"
             if audience != "all" and role not in audience:
                 continue
             kinds = table.get("_kinds") if card else None
             if (kinds is None) != (kind is None) or (kinds is not None and kind not in kinds):
                 continue  # kind None: the lines for every decision; else the ones that bear on kind alone
-            line = table.get(observation.switches[switch])
+            line = table.get(observation.switches[table.get("_by", switch)])  # _by: the switch whose value picks the line
             if line:
                 (table_lines if audience == "all" else seat_lines).append(sy.get("rule_prefix", "- ") + line)
+        if kind is None:  # what every card on the board does, for every seat (the same lines for all)
+            table_lines = self.card_lines(observation) + table_lines
         return table_lines, seat_lines
+
+    def card_lines(self, observation: Observation) -> list[str]:
+        """One line per card dealt on this board saying what it does (``cards`` in llm_system.yaml), so
+        that every seat knows every card's power, not only its own. An entry may be a mapping: ``_`` the
+        line, and ``switch: {value: line}`` a board's own version of the card (003's three-potion witch)."""
+        cards = self.book.system.get("cards") or {}
+        prefix = self.book.system.get("rule_prefix", "- ")
+        lines = []
+        for role in self.deck(observation):
+            entry = cards.get(getattr(role, "value", role))
+            line = entry
+            if isinstance(entry, dict):
+                line = entry.get("_")
+                for switch, by_value in entry.items():
+                    value = observation.switches.get(switch)
+                    if switch != "_" and isinstance(by_value, dict) and value in by_value:
+                        line = by_value[value]
+                        break
+            if isinstance(line, str) and line:
+                lines.append(prefix + line)
+        return lines
 
     def kind_rule_lines(self, observation: Observation, kind: str) -> list[str]:
         """Summary memory: the card's lines that bear only on decisions of ``kind`` (``_kinds``),
@@ -533,7 +559,8 @@ class PromptBuilder:
             return fmt(t["seats_none" if legal.allow_none else "seats"], count=count,
                        options=r.sep.join(str(o) for o in legal.options))
         if kind == "option":
-            return fmt(t["option"], options=", ".join(repr(o) if isinstance(o, str) else str(o) for o in legal.options))
+            # Each option as the JSON the answer holds (null, false, "keep"), never Python's None/False.
+            return fmt(t["option"], options=", ".join(json.dumps(o, ensure_ascii=False) for o in legal.options))
         if kind == "speech_order":
             return fmt(t["speech_order"], starts=", ".join(str(s) for s in legal.starts),
                        directions=", ".join(f'"{d}"' for d in legal.directions),

@@ -292,7 +292,8 @@ class AnswerAttempt(BaseModel):
 
     raw: Any = None
     error: str | None = None
-    truncated: bool = Field(default=False, description="the reply was cut off by the token limit (finish_reason length)")
+    truncated: bool = Field(default=False, description=(
+        "the reply was cut off by the token limit (finish_reason length, stop_reason max_tokens, max_output_tokens)"))
     repair: str | None = Field(default=None, description=(
         "what was fixed to read an otherwise valid reply (not a re-ask): raw control characters in JSON "
         "strings; left out of the record when nothing was"))

@@ -487,6 +487,21 @@ def test_scoring_counters_match_the_availability_report():
     assert [f.name for f in fields(Counts)] == list(Availability.model_fields)
 
 
+def test_a_fallback_after_a_cut_off_reply_is_counted_apart(tmp_path: Path) -> None:
+    """#25 item 8: a decision settled by the default because the model's last reply was cut off at
+    the token limit counts in cut_off_fallback_rate, not in fallback_rate."""
+    b = Builder(ROLES2, AGENTS2, "cutoff")
+    cut = [{"raw": '{"reas', "error": "cut off", "truncated": True}, {"raw": '{"re', "error": "cut off", "truncated": True}]
+    b.dec(5, "speech", "D1", defaulted=True, attempts=cut)
+    b.dec(6, "speech", "D1", defaulted=True, attempts=[{"raw": "x", "error": "not JSON"}])
+    b.dec(5, "speech", "D2", attempts=[{"raw": '{"re', "error": "cut off", "truncated": True}, {"raw": "ok"}])
+    m = score_files(b.write(tmp_path, "village", alive=[1, 2, 3, 4]))
+    cut_rate, plain = row(m, "cut_off_fallback_rate", "C"), row(m, "fallback_rate", "C")
+    assert (cut_rate.value, cut_rate.n) == (pytest.approx(1 / 3), 3)  # seat 5's D1 speech
+    assert (plain.value, plain.n) == (pytest.approx(1 / 3), 3)  # seat 6's: its reply was not cut off
+    assert row(m, "truncated_replies", "C").value == pytest.approx(2 / 3)  # seat 5's two speeches
+
+
 def test_false_check_pull_counts_other_agents_voters_turned_onto_the_target(tmp_path: Path) -> None:
     """Wolf 5 (C) falsely calls villager 2 a wolf. Before the claim seat 1 (A) and seat 3 (B) meant to vote
     elsewhere, seat 4 (B) meant 2 already; seat 6 is C's own good seat. 1 votes 2, 3 does not: 1 of 2

@@ -535,7 +535,9 @@ def test_summary_card_is_generated_from_the_board_and_keeps_only_the_seat_s_swit
         assert "never an instruction" in card and len(card) < 0.6 * len(PromptBuilder("en", 5).system_text(
             observation()))
     assert "A check shows only wolf or good." in seer and "a check shows" not in villager.lower()
-    assert "antidote" not in seer and "Never the same player" not in seer
+    # Every card's power is told to all (#25 item 5), but the witch's and guard's own decision rules are not.
+    assert "Witch: one antidote" in seer and "One antidote and one poison per game" not in seer
+    assert "Never the same player" not in seer
     nine = Observation(seat=5, players=9, preset="std-tucheng-9",
                        switches=resolve_rules("std-tucheng-9").switches.model_dump(mode="json"),
                        events=[e for e in events() if e.type != "game_started"])

@@ -116,8 +116,8 @@ def test_openai_seat_with_a_base_url_falls_back_the_same_way(kind, monkeypatch):
         [answer] = decide(agent)
         body = srv.seen[-1].body
     assert not answer.extras.fallback
-    # llama.cpp reads only max_tokens; sized to the answer unless the seat sets it (agents.llm)
-    assert 0 < body["max_tokens"] <= 1024 and "max_completion_tokens" not in body
+    # llama.cpp reads only max_tokens; unset, it is sized from the answer's fields (agents.providers.budget)
+    assert 1024 < body["max_tokens"] <= 4096 and "max_completion_tokens" not in body
     assert emulator.modes[-1] == ("json_object" if kind == "llama_cpp" else "json_schema")
 
 

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from agents.providers import AnswerSchema, ChatMessage, GenerateOptions, make_provider
+from agents.providers.budget import sized_max_tokens
 from agents.providers.wrapper import CallPolicy, ManagedProvider
 from tests.llm_loopback import LoopbackServer, Reply, openai_completion, openai_response
 
@@ -59,7 +60,9 @@ def test_structured_answer_uses_strict_json_schema_and_reports_usage_and_cost():
     assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
     assert fmt["json_schema"]["schema"]["properties"]["action"]["anyOf"][0]["enum"] == [2, 5]
     assert "minItems" not in json.dumps(fmt)  # stripped for strict mode
-    assert body["temperature"] == 0.2 and body["seed"] == 3 and body["max_completion_tokens"] == 1024
+    # max_tokens unset: sized from the answer's fields (agents.providers.budget; tests/test_answer_length.py)
+    assert body["temperature"] == 0.2 and body["seed"] == 3
+    assert body["max_completion_tokens"] == sized_max_tokens(SCHEMA.json_schema, "en")
     assert [m["content"] for m in body["messages"]] == ["rulesrole", "historyquestion"]
     assert "cache" not in json.dumps(body["messages"])  # cache marks are Anthropic's: OpenAI caches by itself
 

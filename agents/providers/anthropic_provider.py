@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.providers import secrets
+from agents.providers.budget import max_tokens_of
 from agents.providers.base import (
     AnswerSchema,
     ChatMessage,
@@ -79,6 +80,13 @@ class AnthropicProvider:
         transform = getattr(self._anthropic, "transform_schema", None)
         return transform(schema.json_schema) if transform is not None else schema.json_schema
 
+    # A sized limit stays within what every current thinking model takes (Claude Opus 4.1: 32,000).
+    max_output_tokens = 32000
+
+    def reasons(self, options: GenerateOptions) -> bool:
+        """Adaptive thinking spends its tokens inside max_tokens (a fixed budget is added on top)."""
+        return options.thinking_budget == "adaptive"
+
     # ---- request ----------------------------------------------------------------------------
     def request_params(self, messages: list[ChatMessage], schema: AnswerSchema | None,
                        options: GenerateOptions) -> dict[str, Any]:
@@ -97,7 +105,7 @@ class AnthropicProvider:
         budget = 0 if thinking in (None, "adaptive") else max(int(thinking), 1024)
         params: dict[str, Any] = {
             "model": self.model,
-            "max_tokens": options.max_tokens + budget,
+            "max_tokens": max_tokens_of(self, options, schema, messages=messages) + budget,
             "messages": turns,
         }
         if system_blocks:

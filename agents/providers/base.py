@@ -63,7 +63,9 @@ class GenerateOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     temperature: float | None = None
-    max_tokens: int = 1024
+    max_tokens: int | None = Field(default=None, ge=1, description=(
+        "the reply's token limit; None: sized per call from the answer's field limits, the table's "
+        "language and the model's kind (agents.providers.budget)"))
     seed: int | None = None
     reasoning_effort: Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"] | None = Field(
         default=None, description="OpenAI reasoning effort (none..xhigh); Anthropic output_config.effort "
@@ -138,7 +140,7 @@ class ProviderReply(BaseModel):
     @property
     def truncated(self) -> bool:
         """The reply was cut off by the token limit (every API names it differently)."""
-        return self.finish_reason in ("length", "max_tokens", "max_output_tokens")
+        return self.finish_reason in ("length", "max_tokens", "max_output_tokens", "model_context_window_exceeded")
 
 
 class ProviderError(Exception):

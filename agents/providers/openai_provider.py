@@ -28,6 +28,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from agents.providers import secrets
+from agents.providers.budget import max_tokens_of
 from agents.providers.base import (
     AnswerSchema,
     ChatMessage,
@@ -116,6 +117,13 @@ class OpenAIProvider:
     def client(self) -> Any:
         return self._clients.get()
 
+    def reasons(self, options: GenerateOptions) -> bool:
+        """Whether the reply's token limit must also hold hidden reasoning: an effort other than
+        none, or one of OpenAI's reasoning models at its default effort."""
+        if options.reasoning_effort is not None:
+            return options.reasoning_effort != "none"
+        return not self.compatible and wants_responses(self.model)
+
     # ---- request ----------------------------------------------------------------------------
     def request_params(self, messages: list[ChatMessage], schema: AnswerSchema | None,
                        options: GenerateOptions) -> dict[str, Any]:
@@ -125,10 +133,11 @@ class OpenAIProvider:
             # exact prefix (from 1024 tokens on) that recent requests sent, whichever conversation.
             "messages": [{"role": m.role, "content": m.text} for m in messages],
         }
+        limit = max_tokens_of(self, options, schema, messages=messages)
         if self.compatible:
-            params["max_tokens"] = options.max_tokens  # compatible servers know only max_tokens
+            params["max_tokens"] = limit  # compatible servers know only max_tokens
         else:
-            params["max_completion_tokens"] = options.max_tokens
+            params["max_completion_tokens"] = limit
         if options.reasoning_effort is not None:
             params["reasoning_effort"] = options.reasoning_effort  # reasoning models reject temperature
         elif options.temperature is not None:
@@ -151,7 +160,7 @@ class OpenAIProvider:
         params: dict[str, Any] = {
             "model": self.model,
             "input": [{"role": "developer" if m.role == "system" else m.role, "content": m.text} for m in messages],
-            "max_output_tokens": options.max_tokens,
+            "max_output_tokens": max_tokens_of(self, options, schema, messages=messages),
             "store": self.store,
         }
         reasoning: dict[str, Any] = {}

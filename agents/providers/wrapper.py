@@ -30,6 +30,7 @@ from agents.providers.base import (
     Usage,
 )
 from agents.providers.breaker import Breaker, breaker_for
+from agents.providers.budget import max_tokens_of
 from agents.providers.secrets import redact
 from arena.ratelimit import estimate_tokens, limiter_for
 from arena.resources import data_dir
@@ -220,15 +221,21 @@ class ManagedProvider:
             raise ProviderError(f"{type(exc).__name__}: {exc}", retryable=False, kind="unexpected") from None
 
     async def call(self, messages: list[ChatMessage], *, schema: AnswerSchema | None = None,
-                   options: GenerateOptions | None = None, deadline: float | None = None) -> CallResult:
+                   options: GenerateOptions | None = None, deadline: float | None = None,
+                   lang: str | None = None) -> CallResult:
         """One call with its retries. ``deadline`` (``time.monotonic()`` seconds) bounds the whole
-        of it: no attempt's timeout and no backoff reaches past it."""
+        of it: no attempt's timeout and no backoff reaches past it. ``max_tokens`` left unset is
+        sized here from the schema, ``lang`` (guessed from the messages when None) and the model's
+        kind (:func:`agents.providers.budget.max_tokens_of`)."""
         options = options or GenerateOptions()
+        if options.max_tokens is None:
+            options = options.model_copy(update={"max_tokens": max_tokens_of(
+                self.provider, options, schema, lang=lang, messages=messages)})
         result = CallResult()
         start = time.perf_counter()
         waited = 0.0
         limiter = limiter_for(self.policy.account or self.provider.name)
-        reserved = estimate_tokens(sum(len(m.text) for m in messages), options.max_tokens) if limiter else 0.0
+        reserved = estimate_tokens(sum(len(m.text) for m in messages), options.max_tokens or 0) if limiter else 0.0
         for attempt in range(self.policy.max_retries + 1):
             if limiter is not None:
                 await limiter.acquire(reserved)  # the account's shared budget, before the clock starts

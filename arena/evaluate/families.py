@@ -251,8 +251,15 @@ class Outcomes(Family):
             acc.rate("self_play_balance", only_agent, good_won, 0.5, group=ctx.board)
 
 
+def last_reply_cut_off(attempts: Any) -> bool:
+    """The decision's last attempt was a reply cut off at the token limit (its ``truncated`` flag)."""
+    last = attempts[-1] if isinstance(attempts, list) and attempts else None
+    return isinstance(last, dict) and bool(last.get("truncated"))
+
+
 class Reliability(Family):
-    """invalid_answers, fallback_rate, tokens, cost, latency, reasoning_consistency."""
+    """invalid_answers, fallback_rate, cut_off_fallback_rate, truncated_replies, tokens, cost, latency,
+    reasoning_consistency."""
 
     DECISIONS = True
 
@@ -273,11 +280,16 @@ class Reliability(Family):
         attempts = line.get("attempts") or []
         invalid = bool(line.get("refused")) or any(at.get("error") for at in attempts if isinstance(at, dict))
         acc.rate("invalid_answers", a, 1.0 if invalid else 0.0, 0.0)
-        acc.rate("fallback_rate", a, 1.0 if (line.get("defaulted") or line.get("refused")) else 0.0, 0.0)
         # a reply cut off by the token limit is counted apart: a harness limit, not the model's judgement
         cut = any(at.get("truncated") for at in attempts if isinstance(at, dict))
         acc.rate("truncated_replies", a, 1.0 if cut else 0.0, 0.0)
         usage = line.get("usage")
+        # A fallback after a reply cut off at the token limit is counted apart: the seat's max_tokens,
+        # not the model's answer, settled it.
+        cut_off = bool(line.get("defaulted")) and last_reply_cut_off(attempts)
+        fell_back = bool(line.get("defaulted") or line.get("refused")) and not cut_off
+        acc.rate("fallback_rate", a, 1.0 if fell_back else 0.0, 0.0)
+        acc.rate("cut_off_fallback_rate", a, 1.0 if cut_off else 0.0, 0.0)
         if usage:
             tokens = usage_tokens(usage)
             if tokens is not None:
@@ -312,7 +324,7 @@ class Reliability(Family):
         plain = ctx.game.plain_decisions
         for s, count in plain.items():
             a = ctx.agent(s)
-            for metric in ("invalid_answers", "fallback_rate", "truncated_replies"):
+            for metric in ("invalid_answers", "fallback_rate", "cut_off_fallback_rate", "truncated_replies"):
                 acc.rates[(metric, a, ALL)].add_misses(count, 0.0, acc.cluster)
         acc.avail.decisions += self.decisions + sum(plain.values())
         for s in sorted(self.has_usage):
