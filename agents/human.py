@@ -131,6 +131,12 @@ class HumanAgent:
         self._hinted_in: str | None = None
         #: (offer id, text): the speech typed at the offer right before the seat's own speech
         self._kept_speech: tuple[int, str] | None = None
+        #: The table's rule switches, set by ``arena play`` so the role card shows at the reveal itself;
+        #: unset, the card shows at the seat's first question (whose observation carries them).
+        self.switches: dict[str, Any] | None = None
+        self._seen: list[Event] = []  # the events this seat saw, for the card printed from :meth:`watch`
+        self._preset = ""
+        self._card_of: str | None = None  # the card whose role card was printed last
 
     # ---- the agent interface ---------------------------------------------------------------
     async def decide(self, observation: Observation, request: DecisionRequest) -> Answer:
@@ -300,8 +306,24 @@ class HumanAgent:
             line = ("  🐺 " if event.type.startswith("wolf_") else "  ") + self.text.line(event)
         return line
 
+    def _show_card(self, observation: Observation) -> None:
+        """The role card (agents/role_card.py, the browser's too), once per card the seat holds."""
+        from agents.role_card import role_card
+
+        role = observation.view().role
+        if role is None or role == self._card_of:
+            return
+        self._card_of = role
+        # the referee's observation is in the table's language; the card is in the seat's own
+        own = Observation(seat=self.seat, players=observation.players, preset=observation.preset,
+                          switches=observation.switches, events=list(observation.events), lang=self.lang)
+        card = role_card(own, knife_rule=self.t["role_card_knife"], self_destruct_rule=self.t["role_card_self_destruct"])
+        self._say(self.t["role_card"], bold=True)
+        self._say(card)
+
     def _show_news(self, observation: Observation, view: SeatView) -> None:
         self._welcome(view.role)
+        self._show_card(observation)
         if self._watched is not None:
             return  # every event was narrated as it happened
         from arena import live
@@ -324,13 +346,18 @@ class HumanAgent:
             if event.type != "game_started":
                 return
             self._watched = SeatView(seat=self.seat, players=event.players, alive=set(range(1, event.players + 1)))
+            self._preset = event.preset
         if not event.visibility.allows(self.seat):
             return
         view = self._watched
         was_alive = self.seat in view.alive
         view.apply(event)
+        self._seen.append(event)
         if event.type == "role_assigned" and event.seat == self.seat:
             self._welcome(view.role)
+            if self.switches is not None:
+                self._show_card(Observation(seat=self.seat, players=view.players, preset=self._preset,
+                                            switches=self.switches, events=self._seen, lang=self.lang))
         line = self._event_line(event)
         if line:
             self._say(line)

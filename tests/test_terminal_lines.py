@@ -64,3 +64,37 @@ def test_the_result_line_nests_no_parentheses(lang: str) -> None:
             depth -= ch in ")）"
             deepest = max(deepest, depth)
         assert deepest <= 1, line
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("watched", [False, True])
+def test_the_terminal_prints_the_role_card_the_browser_shows_at_the_reveal(lang: str, watched: bool) -> None:
+    """The card's lines come from agents/role_card.py, the browser's function: the models' words for the
+    card (llm_roles.yaml), the board's rules for it, the knife's unanimity and the terminal's self-destruct
+    word; printed once, before the first question (at the reveal itself when ``arena play`` wires
+    ``watch`` and gives the table's switches)."""
+    import asyncio
+
+    import tests.test_standing_self_destruct as harness
+    from agents.human import human_templates
+    from agents.llm_prompts import prompt_book
+    from agents.registry import make_agent
+    from arena.config import resolve_rules
+
+    player = ScriptedPlayer(harness.WOLF_SEAT, lang=lang)
+    if watched:
+        player.switches = resolve_rules(harness.PRESET, {}).switches.model_dump(mode="json")
+        agents = [player if seat == harness.WOLF_SEAT else make_agent("bot:heuristic", seat=seat, seed=2)
+                  for seat in range(1, 13)]
+        asyncio.run(harness.run_game(harness.GameSetup(preset=harness.PRESET, seed=2, deal=harness.DEAL), agents,
+                                     on_event=player.watch))
+    else:
+        play_terminal(player)
+    screen = player.stdout.getvalue()
+    words = human_templates(lang)
+    assert screen.count(words["role_card"]) == 1
+    card = screen.split(words["role_card"], 1)[1]
+    assert prompt_book(lang).roles["roles"]["werewolf"].strip().splitlines()[0] in card
+    assert words["role_card_knife"] in card and words["role_card_self_destruct"] in card
+    if watched:  # at the reveal: before the first night's narration goes on
+        assert screen.index(words["role_card"]) < screen.index(words["welcome"].split("{")[0]) + 400

@@ -89,6 +89,7 @@ def problems_in(where: str, text: str) -> list[str]:
 
 def english_in(where: str, text: str) -> list[str]:
     text = re.sub(r"\{[a-z_]+\}", "", text)  # placeholders
+    text = re.sub(r"`[^`]*`", "", text)  # commands, flags and headers in backticks: typed as they are
     return [f"{where}: English word {w!r} in {text[:160]!r}" for w in WORD.findall(text) if w not in ALLOWED_WORDS]
 
 

@@ -123,6 +123,8 @@ def play_command(
     elif human_seats:
         # Each human player follows the table from his seat as it happens, to the end, alive or dead.
         watchers = [seat_agents[s - 1].watch for s in human_seats]
+        for s in human_seats:  # the role card at the reveal names the board's rules
+            seat_agents[s - 1].switches = rules.switches.model_dump(mode="json")
 
         def on_event(event: Any) -> None:
             for watch in watchers:

@@ -18,11 +18,9 @@ import asyncio
 import re
 import secrets
 from contextlib import asynccontextmanager
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-import yaml
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -30,9 +28,9 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Redire
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from arena.narration import LANGS, PROMPTS_DIR
-from arena.web.guard import (MAX_BODY_BYTES, BadJSON, Guard, Operator, allowed_hosts, loads_bounded, new_token,
-                             same_origin)
+from arena.narration import LANGS
+from arena.web.guard import (MAX_BODY_BYTES, BadJSON, Guard, Operator, Words, allowed_hosts, field_name,
+                             loads_bounded, new_token, refusal_words, refused, same_origin, web_labels)
 from arena.web.room import ENDED, HUMAN, Room, TableError, TableSpec, Watcher
 from arena.web.seats import SeatChoices, ServeConfig
 
@@ -43,11 +41,6 @@ MAX_MESSAGE_CHARS = 16_000
 #: Finished tables kept in memory for late spectators; older ones live on as transcripts only.
 KEEP_FINISHED = 20
 _GAME_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,150}$")
-
-
-@lru_cache(maxsize=4)
-def web_labels(lang: str) -> dict[str, Any]:
-    return yaml.safe_load((PROMPTS_DIR / lang / "web.yaml").read_text(encoding="utf-8"))
 
 
 def _asset(name: str) -> str:
@@ -74,8 +67,7 @@ class Lobby:
 
     def create(self, spec: TableSpec) -> Room:
         if self.live() >= self.config.max_tables:
-            raise TableLimit(f"the server has {self.config.max_tables} tables waiting or playing, as many as it takes "
-                             "(`arena serve --max-tables`); wait for one to end")
+            raise TableLimit(refusal_words("table_limit", n=self.config.max_tables))
         room = Room(spec, self.out_dir, self.choices)
         self.rooms[room.id] = room
         room.start_if_ready()
@@ -252,8 +244,7 @@ def create_app(out_dir: str | Path = "transcripts/web", *, token: str | None = N
 
     def operator_refused(request: Request) -> Response | None:
         if not operator.allows(request):
-            return refused(401, "only the operator may do this: open the URL `arena serve` printed "
-                                "(it carries ?token=...), or send Authorization: Bearer TOKEN")
+            return refused(401, refusal_words("operator"))
         return None
 
     async def seats_api(request: Request) -> Response:
@@ -275,25 +266,21 @@ def create_app(out_dir: str | Path = "transcripts/web", *, token: str | None = N
         # A page on another site can post text/plain without asking first (no CORS preflight), and
         # carries its own Origin: neither is taken.
         if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-            return refused(415, "a table is made with a JSON body (Content-Type: application/json)")
+            return refused(415, refusal_words("json_body"))
         if not same_origin(request.headers):
-            return refused(403, "a page from another site may not make tables here")
+            return refused(403, refusal_words("foreign_page"))
         try:
             body = loads_bounded(await read_body(request))
             spec = TableSpec.model_validate(body)
             room = lobby.create(spec)
         except BodyTooLarge as exc:
-            return refused(413, str(exc))
+            return refused(413, exc.args[0])
         except BadJSON as exc:
-            return refused(400, f"the request body is {exc}")
+            return refused(400, refusal_words("body_is", detail=exc.args[0]))
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(x) for x in first["loc"]) or "table"
-            return refused(400, f"{where}: {first['msg']}")
-        except TableLimit as exc:
-            return refused(429, str(exc))
-        except TableError as exc:
-            return refused(400, str(exc))
+            return refused(400, invalid_field(exc.errors()[0]))
+        except TableError as exc:  # a TableLimit too (429)
+            return refused(429 if isinstance(exc, TableLimit) else 400, exc.args[0])
         return JSONResponse({"id": room.id, "spectator": f"/watch/{room.id}",
                              "seats": {str(seat): f"/play/{room.id}/{token}" for token, seat in room.tokens.items()}},
                             status_code=201)
@@ -337,7 +324,8 @@ def create_app(out_dir: str | Path = "transcripts/web", *, token: str | None = N
         seat = room.seat_of(token) if room is not None else None
         await ws.accept()
         if room is None or (token and seat is None):
-            await ws.send_json({"type": "error", "error": "no such table or seat"})
+            missing = refusal_words("no_table")
+            await ws.send_json({"type": "error", "error": str(missing), "error_text": missing.texts})
             await ws.close(code=4404)
             return
         god = seat is None and room.god_view_allowed and ws.query_params.get("view") != "public"
@@ -395,7 +383,7 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise BodyTooLarge(f"the request body is larger than {limit // 1024} KiB")
+            raise BodyTooLarge(refusal_words("too_large", kib=limit // 1024))
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -423,32 +411,44 @@ async def _receive(ws: WebSocket, send: Any, close: Any, room: Room, seat: int |
             await close(1007, f"the message is {exc}"[:120])
             return
         if not isinstance(message, dict) or message.get("type") not in ("answer", "self_destruct"):
-            await send({"type": "refused", "error": "unknown message"})
+            await send({"type": "refused", "error": "unknown message"})  # the page ignores it: none of its own
             continue
         if seat is None:
-            await send({"type": "refused", "rid": message.get("rid"), "error": "a spectator cannot act"})
+            await send(refusal_message(message, refusal_words("spectator")))
             continue
         claimed = message.get("seat", seat)
         if claimed != seat:
-            await send({"type": "refused", "rid": message.get("rid"),
-                                "error": f"this link plays seat {seat} only"})
+            await send(refusal_message(message, refusal_words("other_seat", seat=seat)))
             continue
         if message["type"] == "self_destruct":  # the standing button: armed or not
             error = room.set_self_destruct(seat, message.get("armed"))
         else:
             error = room.answer(seat, message.get("rid"), message.get("value"))
         if error is not None:
-            await send({"type": "refused", "rid": message.get("rid"), "error": error})
+            await send(refusal_message(message, error))
 
 
-def refused(status: int, error: str) -> JSONResponse:
-    """A refusal of the lobby's API, its message in both languages (``error`` stays the English one; the
-    detail, a name or a rule's own message, is quoted as it is)."""
-    texts = {}
-    for code in LANGS:
-        table = web_labels(code)["api_errors"]
-        texts[code] = str(table.get(str(status), table["other"])).format(detail=error)
-    return JSONResponse({"error": error, "error_text": texts}, status_code=status)
+def refusal_message(message: dict[str, Any], error: str) -> dict[str, Any]:
+    """A page's refused message: ``error`` in English, ``error_text`` in each language (the page shows its own)."""
+    words = error if isinstance(error, Words) else Words({code: error for code in LANGS})
+    return {"type": "refused", "rid": message.get("rid"), "error": str(words), "error_text": words.texts}
+
+
+#: pydantic's error types the lobby words itself; any other is named by its field, pydantic's English quoted
+_FIELD_ERRORS = {"missing": "field_missing", "extra_forbidden": "field_unknown", "literal_error": "field_choice",
+                 "greater_than": "field_above", "greater_than_equal": "field_at_least", "less_than": "field_below",
+                 "less_than_equal": "field_at_most", "too_long": "field_too_long"}
+
+
+def invalid_field(error: Any) -> Words:
+    """A table request's first invalid field, named and explained in each language."""
+    where = field_name(".".join(str(x) for x in error["loc"]) or "table")
+    ctx = error.get("ctx") or {}
+    key = _FIELD_ERRORS.get(error["type"], "field_invalid")
+    limit = next((ctx[k] for k in ("gt", "ge", "lt", "le", "max_length", "expected") if k in ctx), "")
+    if key == "field_choice":  # pydantic's "'en' or 'zh'", in each language's list words
+        limit = Words({code: str(limit).replace(" or ", str(web_labels(code)["or"])) for code in LANGS})
+    return refusal_words(key, field=where, limit=limit, msg=error["msg"])
 
 
 def page(html: str, status_code: int = 200) -> HTMLResponse:

@@ -20,14 +20,19 @@ import hmac
 import json
 import re
 import secrets
+from functools import lru_cache
 from itertools import accumulate
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 from urllib.parse import urlsplit
+
+import yaml
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from arena.narration import LANGS, PROMPTS_DIR
 
 #: A request body larger than this is refused: a table's request is a few hundred bytes.
 MAX_BODY_BYTES = 64 * 1024
@@ -46,8 +51,44 @@ _BRACKETS = re.compile(r"[\[\]{}]")
 _URL_SAFE = re.compile(r"[A-Za-z0-9._~-]+")
 
 
+@lru_cache(maxsize=4)
+def web_labels(lang: str) -> dict[str, Any]:
+    return yaml.safe_load((PROMPTS_DIR / lang / "web.yaml").read_text(encoding="utf-8"))
+
+
+class Words(str):
+    """A text the browser may show, in every language (the str itself is the English one, which the API's
+    ``error`` field and the server's own callers keep); the page picks its language's from :attr:`texts`."""
+
+    texts: dict[str, str]
+
+    def __new__(cls, texts: Mapping[str, str]) -> "Words":
+        words = super().__new__(cls, texts["en"])
+        words.texts = dict(texts)
+        return words
+
+    def text(self, lang: str) -> str:
+        return self.texts.get(lang, str(self))
+
+
+def refusal_words(key: str, **fields: Any) -> Words:
+    """A refusal's words from prompts/*/web.yaml ``refusals``; a field that is :class:`Words` (a nested
+    detail, a field's name) is put in each language's own words, any other is quoted as it is."""
+    return Words({code: str(web_labels(code)["refusals"][key]).format(
+        **{name: value.text(code) if isinstance(value, Words) else value for name, value in fields.items()})
+        for code in LANGS})
+
+
+def field_name(where: str) -> Words:
+    """A table request's field (``seed``, ``seats.3``) as the lobby names it in each language."""
+    head, _, rest = where.partition(".")
+    return Words({code: str(web_labels(code)["field_names"].get(head, head)) + (f" {rest}" if rest else "")
+                  for code in LANGS})
+
+
 class BadJSON(ValueError):
-    """Text that is not JSON, or nests too deep to parse; the message says which."""
+    """Text that is not JSON, or nests too deep to parse; the message says which (in both languages:
+    ``args[0]`` is :class:`Words`)."""
 
 
 def loads_bounded(text: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
@@ -57,15 +98,15 @@ def loads_bounded(text: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise BadJSON(f"not UTF-8 (byte {exc.start})") from None
+            raise BadJSON(refusal_words("not_utf8", byte=exc.start)) from None
     structure = _BRACKETS.findall(_JSON_STRING.sub("", text))
     depth = max(accumulate(1 if ch in "[{" else -1 for ch in structure), default=0)
     if depth > max_depth:
-        raise BadJSON(f"JSON nested more than {max_depth} levels deep")
+        raise BadJSON(refusal_words("too_deep", depth=max_depth))
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise BadJSON(f"not JSON ({exc.msg} at character {exc.pos})") from None
+        raise BadJSON(refusal_words("not_json", msg=exc.msg, pos=exc.pos)) from None
 
 
 def new_token() -> str:
@@ -130,8 +171,15 @@ def same_origin(headers: Headers) -> bool:
     return parts.scheme in ("http", "https") and parts.netloc.lower() == headers.get("host", "").strip().lower()
 
 
-def refusal(status: int, error: str) -> JSONResponse:
-    return JSONResponse({"error": error}, status_code=status)
+def refused(status: int, error: str) -> JSONResponse:
+    """A refusal the browser may show, in both languages: ``error`` is the English text, ``error_text``
+    each language's, its detail (:class:`Words`) in that language too."""
+    texts = {}
+    for code in LANGS:
+        table = web_labels(code)["api_errors"]
+        detail = error.text(code) if isinstance(error, Words) else error
+        texts[code] = str(table.get(str(status), table["other"])).format(detail=detail)
+    return JSONResponse({"error": str(error), "error_text": texts}, status_code=status)
 
 
 class Guard:
@@ -156,19 +204,17 @@ class Guard:
         if scope["type"] == "websocket" and "websocket.http.response" not in scope.get("extensions", {}):
             await send({"type": "websocket.close", "code": 1008, "reason": text[:120]})
             return
-        await refusal(status, text)(scope, receive, send)
+        await refused(status, text)(scope, receive, send)
 
-    def refuse(self, kind: str, headers: Headers) -> tuple[int, str] | None:
+    def refuse(self, kind: str, headers: Headers) -> tuple[int, Words] | None:
         name = host_name(headers.get("host", ""))
         if name is None or name not in self.allowed:
-            return 421 if name else 400, ("this server does not answer to that Host name (it answers to "
-                                          f"{', '.join(sorted(self.allowed))}; `arena serve --allow-host NAME` "
-                                          "adds one)")
+            return 421 if name else 400, refusal_words("host", hosts=", ".join(sorted(self.allowed)))
         if kind == "websocket" and not same_origin(headers):
-            return 403, "a page from another site may not connect to this server"
+            return 403, refusal_words("foreign_socket")
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            return 413, f"the request body is larger than {self.max_body // 1024} KiB"
+            return 413, refusal_words("too_large", kib=self.max_body // 1024)
         return None
 
 

@@ -34,7 +34,7 @@ from arena.actions import Answer, AnswerExtras, DecisionRequest, IllegalAnswer, 
 from arena.events import Event
 from arena.narration import LANGS
 from arena.observation import Observation, public_events, visible_events
-from arena.types import Role
+from arena.web.guard import refusal_words
 
 if TYPE_CHECKING:
     from arena.web.seats import SeatChoices
@@ -186,19 +186,18 @@ class Room:
             self.overrides = parse_rule_overrides(spec.rules)
             rules = resolve_rules(spec.preset, self.overrides)
         except (ConfigError, ValueError) as exc:
-            raise TableError(str(exc)) from None
+            raise TableError(refusal_words("rules", detail=str(exc))) from None
         players = rules.players
         seats = [s.strip() for s in spec.seats] if spec.seats else ["bot:heuristic"] * players
         if len(seats) != players:
-            raise TableError(f"{spec.preset} has {players} seats; {len(seats)} seat specs were given")
+            raise TableError(refusal_words("seat_count", preset=spec.preset, players=players, given=len(seats)))
         choices = choices or SeatChoices()
         chosen = []
         for i, name in enumerate(seats):
             choice = choices.get(name)
             if choice is None:  # a request names a seat; it never brings a spec of its own
-                raise TableError(f"seat {i + 1}: {name[:80]!r} is not a seat this server offers (it offers "
-                                 f"{', '.join(choices.names())}; the operator adds model seats with "
-                                 "`arena serve --seat NAME=SPEC` or --config)")
+                raise TableError(refusal_words("seat_unknown", seat=i + 1, name=repr(name[:80]),
+                                               offered=", ".join(choices.names())))
             chosen.append(choice)
         self.spec = spec
         self.id = secrets.token_urlsafe(9)
@@ -223,7 +222,7 @@ class Room:
                 agent = make_operator_agent(choice.spec, seat=i + 1, seed=self.seed, lang=self.lang,
                                             **choice.options)
             except Exception as exc:  # a provider without its key: the lobby says which seat
-                raise TableError(f"seat {i + 1}: {choice.name!r}: {exc}") from None
+                raise TableError(refusal_words("seat_agent", seat=i + 1, name=repr(choice.name), detail=str(exc))) from None
             self.agents.append(Paced(agent, self))
         self.path = out_dir / f"{self.preset}-{self.id}.jsonl"
         self.log: list[Event] = []
@@ -340,31 +339,17 @@ class Room:
         self.notify()
 
     def role_card(self, seat: int) -> dict[str, str]:
-        """The seat's card as the models are told it (prompts/*/llm_roles.yaml: ability and goal, the
-        team) with the board's rules that bear on it (the summary card's lines for this role and for its
-        decisions), and, for a wolf card, the knife's unanimity and the standing self-destruct."""
-        from agents.llm_prompts import PromptBuilder
-        from arena.rules.registry import registry
-        from arena.web.app import web_labels
+        """The seat's card in both languages (:func:`agents.role_card.role_card`, the terminal's too)."""
+        from agents.role_card import role_card
+        from arena.web.guard import web_labels
 
         card: dict[str, str] = {}
         for code in LANGS:
             observation = Observation(seat=seat, players=self.players, preset=self.preset, switches=self.switches,
                                       events=visible_events(self.log, seat), lang=code)
-            view = observation.view()
-            full, summary = PromptBuilder(code, seat), PromptBuilder(code, seat, memory="summary")
-            _, seat_rules = summary.rule_lines(observation)
-            lines = [ln for ln in full.role_text(view, seat_rules).split("\n") if ln.strip()]
-            if view.role is not None:
-                kinds = registry().spec(Role(view.role)).kinds
-                for kind in kinds:
-                    lines += [ln for ln in summary.kind_rule_lines(observation, kind) if ln not in lines]
-                words = web_labels(code)
-                if "wolf_kill" in kinds:
-                    lines.append("- " + words["knife_rule"])
-                if PromptBuilder.may_self_destruct(observation, view):
-                    lines.append("- " + words["self_destruct_rule"])
-            card[code] = "\n".join(lines)
+            words = web_labels(code)
+            card[code] = role_card(observation, knife_rule=words["knife_rule"],
+                                   self_destruct_rule=words["self_destruct_rule"])
         return card
 
     def notify(self) -> None:
@@ -442,10 +427,10 @@ class Room:
     def set_self_destruct(self, seat: int, armed: Any) -> str | None:
         """The page's self-destruct button; an error message when it cannot be used now."""
         if not isinstance(armed, bool):
-            return "armed must be true or false"
+            return refusal_words("armed_bool")
         if armed and not (self.self_destruct_eligible.get(seat) and self._stage.startswith("D")
                           and self.status == "running"):
-            return "self-destruct is possible only by day, during the speeches, for a wolf card that may"
+            return refusal_words("self_destruct_not_now")
         question = self.pending.get(seat)
         if armed and question is not None and question.self_destruct and not question.future.done():
             self._blown.add(seat)  # the own speech's turn: at once
@@ -510,18 +495,18 @@ class Room:
         question = self.pending.get(seat)
         if question is None or question.future.done() or not isinstance(rid, str) \
                 or not secrets.compare_digest(question.rid, rid):
-            return "this question is no longer open (answered, timed out or replaced)"
+            return refusal_words("question_closed")
         request = question.request
         legal = request.legal
         if isinstance(legal, Speak):
             if isinstance(value, str) and len(value) > legal.max_chars:
-                return f"the speech is too long: at most {legal.max_chars} characters"
+                return refusal_words("speech_too_long", max=legal.max_chars)
             if (value is None or (isinstance(value, str) and not value.strip())) and request.kind in OPTIONAL_SPEECHES:
                 value = "pass"
         try:
             checked = request.check(value)
         except IllegalAnswer as exc:
-            return str(exc)
+            return refusal_words("illegal_answer", detail=str(exc))
         raw = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         question.future.set_result(Answer(value=checked, extras=AnswerExtras(raw_reply=raw)))
         self.settlements[seat].append({"type": "settled", "rid": rid, "why": "answered", "value": checked})

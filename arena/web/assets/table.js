@@ -91,7 +91,7 @@
       case "refused":
         state.sending = false;
         if (msg.error === "unknown message") break;
-        state.message = ["refused", { error: msg.error }, true];
+        state.message = ["refused", { error: localError(msg) }, true];
         renderAsk();
         break;
       case "status": setStatus(msg.status); break;
@@ -104,7 +104,7 @@
         break;
       case "error":
         state.ended = true;
-        state.message = ["refused", { error: msg.error }, true];
+        state.message = ["refused", { error: localError(msg) }, true];
         renderAsk();
         break;
     }
