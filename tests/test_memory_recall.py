@@ -52,7 +52,7 @@ def test_recall_over_many_games_of_every_board_and_language():
     from recall_audit import PRESETS, audit
 
     bench_memory = load_suite("werewolf-bench")[0].memory
-    results, _ = audit(list(PRESETS), ["en", "zh"], ["full", bench_memory], games=3, seed=10)
+    results, _ = audit(list(PRESETS), ["en", "zh"], ["full", bench_memory], games=2, seed=10)
     assert_recall(results, bench_memory)
 
 
