@@ -121,3 +121,30 @@ def test_boolean_flags_are_shown_as_flags_in_help() -> None:
         result = runner.invoke(app, command, env={"COLUMNS": "200", "TERM": "dumb"})
         assert result.exit_code == 0, result.output
         assert "<bool>" not in result.output and "BOOLEAN" not in result.output, (command, result.output)
+
+
+def test_a_broken_pipe_from_a_socket_is_an_internal_error_not_silence() -> None:
+    """Only a closed reader of our own output may end a command quietly: a model server's broken
+    socket once sent the whole process's output to /dev/null and exited 0."""
+    import pytest
+    import typer
+
+    from arena.cli.common import friendly
+
+    @friendly
+    def talks_to_a_server() -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    with pytest.raises(typer.Exit) as stopped:
+        talks_to_a_server()
+    assert stopped.value.exit_code == 3
+
+
+def test_output_piped_into_head_ends_quietly() -> None:
+    import subprocess
+    import sys
+
+    run = subprocess.run(["bash", "-c", f"set -o pipefail; {sys.executable} -m arena play --seed 2 | head -1"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("\n") == 1 and "Traceback" not in run.stderr and "internal error" not in run.stderr
