@@ -31,7 +31,7 @@ from arena.referee import play_sync
 from arena.viewer import EventText
 
 ROOT = Path(__file__).resolve().parent.parent
-SEEDS_DIR = Path("/work/shared/seeds")
+SEEDS_DIR = ROOT.parent / "shared" / "seeds"  # shared/ sits beside the checkout (CI lays a copy there)
 CJK = "\u4e00-\u9fff"
 #: "#3" written as a seat.
 HASH_SEAT = re.compile(r"#\d")
