@@ -9,6 +9,7 @@ screenshots of the pages (desktop and phone-sized) in DIR.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -16,7 +17,7 @@ import socket
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -39,24 +40,33 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture()
-def server(tmp_path: Path):
+@contextlib.contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """``app`` served by uvicorn on a free loopback port in a thread, for as long as the block runs."""
     import uvicorn
 
-    from arena.web.app import create_app
-
     port = free_port()
-    config = uvicorn.Config(create_app(tmp_path), host="127.0.0.1", port=port, log_level="warning")
-    srv = uvicorn.Server(config)
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not srv.started and time.monotonic() < deadline:
         time.sleep(0.05)
     assert srv.started, "the server did not start"
-    yield f"http://127.0.0.1:{port}", srv.config.app
-    srv.should_exit = True
-    thread.join(timeout=20)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=20)
+
+
+@pytest.fixture()
+def server(tmp_path: Path):
+    from arena.web.app import create_app
+
+    app = create_app(tmp_path)
+    with serving(app) as url:
+        yield url, app
 
 
 #: Script errors and refused scripts or styles (Content-Security-Policy) on any page: none expected.

@@ -10,7 +10,6 @@ import json
 import re
 import os
 import shutil
-import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -34,23 +33,12 @@ WOLF_SEAT = 5
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory):
-    import uvicorn
-
     from arena.web.app import create_app
-    from tests.test_web_browser import free_port
+    from tests.test_web_browser import serving
 
-    port = free_port()
     app = create_app(tmp_path_factory.mktemp("web"))
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert srv.started, "the server did not start"
-    yield f"http://127.0.0.1:{port}", app
-    srv.should_exit = True
-    thread.join(timeout=20)
+    with serving(app) as url:
+        yield url, app
 
 
 @pytest.fixture(scope="module")
